@@ -1,0 +1,1 @@
+"""Static analysis: source text in, findings out."""
