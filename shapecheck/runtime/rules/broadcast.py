@@ -60,13 +60,15 @@ def broadcast_pair(a: Shape, b: Shape) -> tuple[Shape | None, int | None]:
     ndim = max(len(a), len(b))
     pa = (1,) * (ndim - len(a)) + tuple(a)
     pb = (1,) * (ndim - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(pa, pb)):
-        d, failed = broadcast_dim(x, y)
+    out: list[Dim] = []
+    # Scan from the trailing dim, as torch's infer_size does: when several dims
+    # clash, its message names the last one.
+    for i in range(ndim - 1, -1, -1):
+        d, failed = broadcast_dim(pa[i], pb[i])
         if failed:
             return None, i
         out.append(d)
-    return tuple(out), None
+    return tuple(reversed(out)), None
 
 
 def broadcast_shapes(*shapes: Shape, dialect: Dialect) -> Result:
