@@ -7,3 +7,20 @@ in their own modules and are re-exported here.
 from .broadcast import broadcast_dim, broadcast_pair, broadcast_shapes, broadcastable
 
 __all__ = ["broadcast_dim", "broadcast_pair", "broadcast_shapes", "broadcastable"]
+
+# The function pointwise() stays at rules.pointwise.pointwise: re-exporting it
+# here would hide the submodule that `from .rules import pointwise` imports.
+from .pointwise import (FALLBACK_OPS, POINTWISE_BINARY, POINTWISE_OPS, TERNARY_OPS, copy_into,
+                        inplace, inplace_dtype, masked_fill, out_param)
+
+__all__ += ["FALLBACK_OPS", "POINTWISE_BINARY", "POINTWISE_OPS", "TERNARY_OPS", "copy_into",
+            "inplace", "inplace_dtype", "masked_fill", "out_param"]
+
+from .linalg import (addbmm, addmm, addmv, addr, baddbmm, bmm, cholesky, det, dot, eig, eigh,
+                     eigvals, eigvalsh, einsum, ger, inner, inv, matmul, mm, mv, outer, pinv, qr,
+                     slogdet, solve, solve_b_is_vector, svd, tensordot, vdot)
+
+__all__ += ["addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "cholesky", "det", "dot", "eig",
+            "eigh", "eigvals", "eigvalsh", "einsum", "ger", "inner", "inv", "matmul", "mm", "mv",
+            "outer", "pinv", "qr", "slogdet", "solve", "solve_b_is_vector", "svd", "tensordot",
+            "vdot"]
