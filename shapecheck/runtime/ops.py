@@ -1,0 +1,826 @@
+"""The op table: for each NumPy / PyTorch op, its shape rule, in-place-ness and aliasing.
+
+Names
+-----
+An op is named the way user code spells it:
+
+- library functions with their module path: ``np.add``, ``np.linalg.solve``,
+  ``torch.matmul``, ``torch.linalg.solve``;
+- ndarray / tensor methods and attributes by their bare name: ``add_``,
+  ``sum``, ``view``, ``t``, ``T``, ``mT``, ``reshape``;
+- Python operators by their dunder: ``__add__``, ``__iadd__``,
+  ``__matmul__``, ``__getitem__``, ``__setitem__``.
+
+``lookup(name, dialect)`` finds the entry for that dialect's library (the
+same method name may mean different things: ``ndarray.view`` takes a dtype,
+``Tensor.view`` a shape), or None when the library has no such op.
+
+Rule calling convention
+-----------------------
+``spec.rule(*args, dialect=dialect, **kwargs) -> Result`` takes the op's own
+call arguments, in the op's own order, with every array operand replaced by
+an :class:`ArrayArg` (its shape and dtype) and every other argument left as
+the plain Python value (ints, tuples, slices, None, Ellipsis, strings). For
+methods and operators ``args[0]`` is the array the method is called on. A
+Python list used as an index or as an operand is passed as an ArrayArg of
+its array shape. The rule raises ShapeError (the library's own message)
+only when the call certainly fails; the adapters here only translate
+arguments and delegate to the one implementation in ``runtime/rules``.
+
+Aliasing
+--------
+``view_map`` and ``destroy_map`` follow PyTensor: ``{0: [0]}`` in view_map
+means output 0 is a view of input 0, in destroy_map that output 0 was
+computed by overwriting input 0. Every in-place op has destroy_map
+``{0: [0]}``. ``view_kind`` says what the output is with respect to input 0
+in today's library:
+
+- ``"none"``: a new array (a copy);
+- ``"view"``: a view sharing memory; writes through it reach the input;
+- ``"repeated"``: a view in which several indices may reach one element
+  (``expand``); torch refuses in-place writes into it;
+- ``"readonly"``: a view NumPy marks read-only (``broadcast_to``,
+  ``diagonal``); writes raise "assignment destination is read-only";
+- ``"maybe"``: a view when the input's strides allow it, else a copy
+  (``reshape``, ``ravel``, torch ``flatten``, ``contiguous``);
+- ``"same"``: may return the very same object (``np.asarray``,
+  ``astype(copy=False)``).
+
+A few calls decide their kind by their arguments; ``call_view_kind(spec,
+args, kwargs, dialect)`` answers for one call (``x[idx]`` is a copy for
+advanced or boolean indices and, in NumPy, for a full integer index, which
+gives a scalar; ``astype(copy=False)`` is "same"). NumPy's ``.real`` of a
+real array is the array itself, which aliases it as a view does. ``repeats``
+marks ops whose output may hold repeated elements (``expand``,
+``broadcast_to``, ``broadcast_arrays``, ``as_strided``). For
+``multi_output`` ops (``split``, ``unbind``, ``broadcast_arrays``, ``svd``)
+``view_map`` ``{0: [0]}`` stands for every output: each piece of a split
+views input 0, and output i of ``broadcast_arrays`` views input i.
+
+``legacy_fallback`` marks the pointwise ops that in torch-legacy accepted
+same-numel, non-broadcastable operands with a deprecation warning.
+
+Public names: ArrayArg, OpSpec, lookup, all_specs, call_view_kind,
+index_items, VIEW_KINDS, ALIASING_KINDS.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Literal
+
+import numpy as np
+
+from . import dtypes
+from .dialects import Dialect
+from .dims import Shape
+from .verdicts import Result, ShapeError
+
+# The rules package re-exports functions named like their modules (``pointwise``), so the
+# modules are imported by their full names.
+_indexing = importlib.import_module(".rules.indexing", __package__)
+_linalg = importlib.import_module(".rules.linalg", __package__)
+_pointwise = importlib.import_module(".rules.pointwise", __package__)
+_shape_ops = importlib.import_module(".rules.shape_ops", __package__)
+
+ViewKind = Literal["none", "view", "repeated", "readonly", "maybe", "same"]
+VIEW_KINDS: frozenset[str] = frozenset({"none", "view", "repeated", "readonly", "maybe", "same"})
+ALIASING_KINDS: frozenset[str] = frozenset({"view", "repeated", "readonly", "maybe", "same"})
+"""View kinds whose output may share memory with input 0."""
+
+
+@dataclass(frozen=True)
+class ArrayArg:
+    """An array operand as a rule sees it: its shape and (numpy-spelled) dtype, None if unknown."""
+
+    shape: Shape
+    dtype: str | None = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op in one library: how to get its result shape and how it aliases its inputs."""
+
+    name: str
+    library: str  # "numpy" | "torch" | "both"
+    rule: Callable[..., Result]
+    inplace: bool = False
+    view_map: dict[int, list[int]] = field(default_factory=dict, hash=False, compare=False)
+    destroy_map: dict[int, list[int]] = field(default_factory=dict, hash=False, compare=False)
+    view_kind: str = "none"
+    legacy_fallback: bool = False
+    repeats: bool = False
+    """The output may reach one input element at several indices (expand, broadcast_to)."""
+    multi_output: bool = False
+    """The op returns a tuple (split, unbind, broadcast_arrays, svd, ...)."""
+
+    def applies_to(self, dialect: Dialect) -> bool:
+        return self.library in ("both", dialect.library)
+
+
+# --------------------------------------------------------------------------
+# argument translation shared by the adapters
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, ArrayArg)
+
+
+def _shape(value: Any) -> Shape:
+    """The shape of an operand: ArrayArg's own, () for a Python scalar, a list's array shape."""
+    if isinstance(value, ArrayArg):
+        return tuple(value.shape)
+    if isinstance(value, (list, tuple)):
+        return np.shape(value)
+    return ()
+
+
+def _dtype(value: Any) -> str | None:
+    """A dtype name for the dtype rules; Python scalars are weak ("pyint", "pyfloat", ...)."""
+    if isinstance(value, ArrayArg):
+        return value.dtype
+    if isinstance(value, bool):
+        return "pybool"
+    if isinstance(value, int):
+        return "pyint"
+    if isinstance(value, float):
+        return "pyfloat"
+    if isinstance(value, complex):
+        return "pycomplex"
+    return None
+
+
+def _ndim(value: Any) -> int | None:
+    return len(value.shape) if isinstance(value, ArrayArg) else 0
+
+
+def _operand_shapes(values: Iterable[Any], dialect: Dialect) -> list[Shape]:
+    """Operand shapes for broadcasting. A Python scalar broadcasts as shape (), except in
+    torch-legacy, where it was no tensor at all (old 0-dim tensors could not broadcast)."""
+    out = []
+    for v in values:
+        if isinstance(v, (ArrayArg, list)):
+            out.append(_shape(v))
+        elif not (dialect.is_torch and dialect.legacy):
+            out.append(())
+    return out
+
+
+def size_args(args: tuple) -> tuple:
+    """torch's varargs-or-sequence size arguments: ``view(2, 3)`` or ``view((2, 3))``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _kw(kwargs: dict, *names: str, default: Any = None) -> Any:
+    for name in names:
+        if name in kwargs:
+            return kwargs[name]
+    return default
+
+
+# --------------------------------------------------------------------------
+# the table
+
+_TABLE: dict[tuple[str, str], OpSpec] = {}
+
+
+def _add(name: str, library: str, rule: Callable[..., Result], *, inplace: bool = False,
+         view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
+         multi_output: bool = False) -> None:
+    assert view_kind in VIEW_KINDS, view_kind
+    if inplace:
+        view_map: dict[int, list[int]] = {}
+        destroy_map = {0: [0]}
+    else:
+        view_map = {0: [0]} if view_kind != "none" else {}
+        destroy_map = {}
+    for lib in (("numpy", "torch") if library == "both" else (library,)):
+        _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
+                                     dict(destroy_map), view_kind, legacy_fallback, repeats,
+                                     multi_output)
+
+
+def lookup(name: str, dialect: Dialect) -> OpSpec | None:
+    """The op called ``name`` in the dialect's library, or None if that library has none."""
+    return _TABLE.get((name, dialect.library))
+
+
+def all_specs() -> list[OpSpec]:
+    """Every entry; an op both libraries share appears once per library."""
+    return list(_TABLE.values())
+
+
+def call_view_kind(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect | None = None) -> str:
+    """The view kind of one call, where its arguments decide it.
+
+    ``x[idx]`` is a view for basic indices and a copy for advanced or
+    boolean ones (and, in NumPy, for integers selecting a single element,
+    which give a scalar); ``astype(..., copy=False)`` may return the same
+    object, while ``astype`` copies by default.
+    """
+    if spec.name == "__getitem__" and len(args) > 1:
+        items = index_items(args[1])
+        if not _indexing.index_is_view(items, dialect):
+            return "none"
+        ndim = len(_shape(args[0]))
+        if (dialect is None or dialect.is_numpy) and ndim and \
+                sum(isinstance(i, _indexing.IntIndex) for i in items) == ndim:
+            return "none"
+        return spec.view_kind
+    if spec.name == "astype" and kwargs.get("copy") is False:
+        return "same"
+    return spec.view_kind
+
+
+def index_items(key: Any) -> tuple:
+    """A Python index (int, slice, None, ..., list, ArrayArg, or a tuple of them) as rule items."""
+    parts = key if isinstance(key, tuple) else (key,)
+    items = []
+    for part in parts:
+        if part is None:
+            items.append(_indexing.NoneIndex())
+        elif part is Ellipsis:
+            items.append(_indexing.EllipsisIndex())
+        elif isinstance(part, slice):
+            items.append(_indexing.SliceIndex(part.start, part.stop, part.step))
+        elif isinstance(part, ArrayArg):
+            items.append(_indexing.ArrayIndex(tuple(part.shape), part.dtype))
+        elif isinstance(part, (list, np.ndarray)):
+            arr = np.asarray(part)
+            items.append(_indexing.ArrayIndex(arr.shape, arr.dtype.name))
+        elif isinstance(part, bool):
+            items.append(_indexing.ArrayIndex((), "bool"))
+        elif isinstance(part, (int, np.integer)):
+            items.append(_indexing.IntIndex(int(part)))
+        else:
+            raise ShapeError("index", "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices",
+                             "IndexError")
+    return tuple(items)
+
+
+def _getitem_rule(x: Any, key: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    return _indexing.index(_shape(x), index_items(key), dialect=dialect)
+
+
+def _setitem_rule(x: Any, key: Any, value: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    return _indexing.setitem(_shape(x), index_items(key), _shape(value), dialect=dialect)
+
+
+_add("__getitem__", "both", _getitem_rule, view_kind="view")
+_add("__setitem__", "both", _setitem_rule, inplace=True)
+
+
+# --------------------------------------------------------------------------
+# pointwise family
+
+# user-facing spelling -> the rule's op name (torch spellings, NumPy's where they differ)
+_NUMPY_BINARY = ("add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
+                 "fmod", "remainder", "mod", "maximum", "minimum", "equal", "not_equal", "less",
+                 "less_equal", "greater", "greater_equal", "arctan2", "hypot", "copysign",
+                 "logaddexp", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
+                 "logical_and", "logical_or", "logical_xor")
+_TORCH_BINARY = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                 "floor_divide", "pow", "fmod", "remainder", "maximum", "minimum", "eq", "ne",
+                 "lt", "le", "gt", "ge", "atan2", "hypot", "copysign", "logaddexp", "fmax",
+                 "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+                 "logical_or", "logical_xor")
+_TORCH_INPLACE = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                  "floor_divide", "pow", "fmod", "remainder", "eq", "ne", "lt", "le", "gt", "ge",
+                  "atan2", "hypot", "copysign", "bitwise_and", "bitwise_or", "bitwise_xor",
+                  "logical_and", "logical_or", "logical_xor")
+_TORCH_SPELLING = {"subtract": "sub", "multiply": "mul", "divide": "div"}
+_OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+              "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+              "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
+_COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
+_UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh")
+_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu")
+
+
+def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
+    """``f(a, b)`` / ``a.f(b)`` / ``a + b``; out= is checked against the result."""
+    def rule(*args: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
+        operands = args[::-1] if reflected else args
+        shapes = _operand_shapes(operands, dialect)
+        if len(shapes) == 1:
+            # torch-legacy: a tensor with a Python scalar; nothing to broadcast.
+            result = Result.of(shapes[0])
+        else:
+            result = _pointwise.pointwise(*shapes, op=op, dialect=dialect)
+        if isinstance(out, ArrayArg) and len(shapes) > 1:
+            return _pointwise.out_param(tuple(shapes), out.shape, op=op, dialect=dialect)
+        return result
+    return rule
+
+
+def _inplace_rule(op: str) -> Callable[..., Result]:
+    """``x.add_(y)`` / ``x += y``: the result keeps x's shape and dtype.
+
+    NumPy resolves the loop's dtypes before broadcasting; torch broadcasts
+    first, so the two checks run in the libraries' orders.
+    """
+    def rule(target: ArrayArg, *others: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        def check_dtype() -> None:
+            if others:
+                result_dtype = dtypes.result_type(_dtype(target), _dtype(others[0]), dialect,
+                                                  _ndim(target), _ndim(others[0]))
+                dtypes.inplace_dtype(target.dtype, result_dtype, op=op, dialect=dialect)
+
+        if dialect.is_numpy:
+            check_dtype()
+        shapes = _operand_shapes(others, dialect)
+        result = (_pointwise.inplace(target.shape, *shapes, op=op, dialect=dialect)
+                  if shapes else Result.of(target.shape))
+        if dialect.is_torch:
+            check_dtype()
+        return result
+    return rule
+
+
+def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """A unary pointwise op (or a fill): the result has the operand's shape."""
+    return Result.of(_shape(args[0]) if args else ())
+
+
+def _where_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    if len(args) != 3:
+        raise ShapeError("argument", "where() takes a condition and two values here", "TypeError")
+    return _pointwise.pointwise(*[_shape(a) for a in args], op="where", dialect=dialect)
+
+
+def _ternary_rule(op: str) -> Callable[..., Result]:
+    def rule(x: ArrayArg, a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return _pointwise.pointwise(_shape(x), _shape(a), _shape(b), op=op, dialect=dialect)
+    return rule
+
+
+def _ternary_inplace_rule(op: str) -> Callable[..., Result]:
+    def rule(x: ArrayArg, a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return _pointwise.inplace(_shape(x), _shape(a), _shape(b), op=op, dialect=dialect)
+    return rule
+
+
+def _copy_rule(dst: ArrayArg, src: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    return _pointwise.copy_into(dst.shape, _shape(src), dialect=dialect)
+
+
+def _masked_fill_rule(inplace: bool) -> Callable[..., Result]:
+    def rule(x: ArrayArg, mask: Any, value: Any = 0, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return _pointwise.masked_fill(x.shape, _shape(mask), dialect=dialect, inplace=inplace,
+                                      value_ndim=_ndim(value) if _is_array(value) else 0)
+    return rule
+
+
+def _register_pointwise() -> None:
+    fallback = _pointwise.FALLBACK_OPS
+    for name in _NUMPY_BINARY:
+        _add(f"np.{name}", "numpy", _pointwise_rule(name))
+    for name in _TORCH_BINARY:
+        rule_op = _TORCH_SPELLING.get(name, name)
+        legacy = rule_op in fallback
+        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
+        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
+    for name in _TORCH_INPLACE:
+        rule_op = _TORCH_SPELLING.get(name, name)
+        _add(f"{name}_", "torch", _inplace_rule(rule_op), inplace=True,
+             legacy_fallback=rule_op in fallback)
+    for dunder, rule_op in _OPERATORS.items():
+        legacy = rule_op in fallback
+        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), legacy_fallback=legacy)
+        _add(f"__r{dunder}__", "both", _pointwise_rule(rule_op, reflected=True),
+             legacy_fallback=legacy)
+        _add(f"__i{dunder}__", "both", _inplace_rule(rule_op), inplace=True,
+             legacy_fallback=legacy)
+    for dunder, rule_op in _COMPARISONS.items():
+        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op))
+    for name in _UNARY:
+        _add(f"np.{name}", "numpy", _identity_rule)
+    _add("np.negative", "numpy", _identity_rule)
+    for name in _TORCH_UNARY:
+        _add(f"torch.{name}", "torch", _identity_rule)
+        _add(name, "torch", _identity_rule)
+        _add(f"{name}_", "torch", _identity_rule, inplace=True)
+    for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
+        _add(dunder, "both", _identity_rule)
+    _add("fill_", "torch", _identity_rule, inplace=True)
+    _add("zero_", "torch", _identity_rule, inplace=True)
+    _add("fill", "numpy", _identity_rule, inplace=True)
+    _add("np.where", "numpy", _where_rule)
+    _add("torch.where", "torch", _where_rule)
+    _add("where", "torch", _where_rule)
+    for op in ("addcmul", "addcdiv"):
+        _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)
+        _add(op, "torch", _ternary_rule(op), legacy_fallback=True)
+        _add(f"{op}_", "torch", _ternary_inplace_rule(op), inplace=True, legacy_fallback=True)
+    _add("copy_", "torch", _copy_rule, inplace=True)
+    _add("np.copyto", "numpy", _copy_rule, inplace=True)
+    _add("masked_fill", "torch", _masked_fill_rule(False))
+    _add("masked_fill_", "torch", _masked_fill_rule(True), inplace=True)
+
+
+_register_pointwise()
+
+
+# --------------------------------------------------------------------------
+# shape / view family
+
+def _x(rule: Callable[..., Result]) -> Callable[..., Result]:
+    """Adapt ``rule(shape, ..., dialect)`` to a call whose first argument is the array."""
+    def adapted(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        return rule(_shape(x), *args, dialect=dialect, **kwargs)
+    return adapted
+
+
+def _reshape_rule(op: str) -> Callable[..., Result]:
+    def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        new = size_args(sizes) if sizes else tuple(_kw(kwargs, "shape", "newshape", default=()))
+        if op == "view" and dialect.is_torch:
+            return _shape_ops.view(_shape(x), new, dialect=dialect)
+        return _shape_ops.reshape(_shape(x), new, dialect=dialect, op=op)
+    return rule
+
+
+def _like_rule(op: str) -> Callable[..., Result]:
+    """``x.view_as(y)`` / ``x.reshape_as(y)`` / ``x.expand_as(y)``."""
+    def rule(x: Any, other: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+        if op == "expand":
+            return _shape_ops.expand(_shape(x), _shape(other), dialect=dialect, dtype=_dtype(x))
+        return _shape_ops.reshape(_shape(x), _shape(other), dialect=dialect, op=op)
+    return rule
+
+
+def _numpy_transpose_rule(x: Any, *axes: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """``np.transpose(x, axes)`` and ``x.transpose(*axes)``."""
+    order = size_args(axes) if axes else _kw(kwargs, "axes")
+    if order is not None and len(order) == 0:
+        order = None
+    return _shape_ops.transpose(_shape(x), order, dialect=dialect)
+
+
+def _torch_transpose_rule(x: Any, dim0: int, dim1: int, *, dialect: Dialect,
+                          **kwargs: Any) -> Result:
+    return _shape_ops.transpose(_shape(x), (dim0, dim1), dialect=dialect)
+
+
+def _torch_t_rule(x: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    return _shape_ops.transpose(_shape(x), None, dialect=dialect)
+
+
+def _permute_rule(x: Any, *dims: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    order = size_args(dims) if dims else tuple(_kw(kwargs, "dims", "axes", default=()))
+    return _shape_ops.permute(_shape(x), order, dialect=dialect)
+
+
+def _squeeze_rule(x: Any, *axis: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    which = axis[0] if axis else _kw(kwargs, "axis", "dim")
+    return _shape_ops.squeeze(_shape(x), which, dialect=dialect)
+
+
+def _expand_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    if not sizes and "size" not in kwargs:
+        raise ShapeError("argument", 'expand() missing 1 required positional arguments: "size"',
+                         "TypeError")
+    target = size_args(sizes) if sizes else tuple(kwargs["size"])
+    return _shape_ops.expand(_shape(x), target, dialect=dialect, dtype=_dtype(x))
+
+
+def _broadcast_to_rule(x: Any, shape: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    target = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _shape_ops.broadcast_to(_shape(x), target, dialect=dialect, dtype=_dtype(x))
+
+
+def _broadcast_arrays_rule(*xs: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    return _shape_ops.broadcast_arrays(*[_shape(x) for x in xs], dialect=dialect)
+
+
+def _join_rule(rule: Callable[..., Result], axis_names: tuple[str, ...]) -> Callable[..., Result]:
+    """``np.concatenate([a, b], axis)`` / ``torch.cat((a, b), dim)`` / stack."""
+    def adapted(arrays: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        axis = args[0] if args else _kw(kwargs, *axis_names, default=0)
+        return rule([_shape(a) for a in arrays], axis, dialect=dialect)
+    return adapted
+
+
+def _hvstack_rule(rule: Callable[..., Result]) -> Callable[..., Result]:
+    def adapted(arrays: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return rule([_shape(a) for a in arrays], dialect=dialect)
+    return adapted
+
+
+def _reduce_rule(op: str) -> Callable[..., Result]:
+    """NumPy ``sum(x, axis, ..., keepdims=)``; torch ``sum(x, dim, keepdim)``."""
+    def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        if dialect.is_torch:
+            axis = args[0] if args else _kw(kwargs, "dim", "axis")
+            keep = args[1] if len(args) > 1 else _kw(kwargs, "keepdim", "keepdims", default=False)
+        else:
+            axis = args[0] if args else _kw(kwargs, "axis")
+            keep = _kw(kwargs, "keepdims", default=False)
+        if isinstance(axis, list):
+            axis = tuple(axis)
+        return _shape_ops.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
+    return rule
+
+
+def _split_rule(rule: Callable[..., Result], axis_names: tuple[str, ...]) -> Callable[..., Result]:
+    def adapted(x: Any, sections: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        axis = args[0] if args else _kw(kwargs, *axis_names, default=0)
+        return rule(_shape(x), sections, axis, dialect=dialect)
+    return adapted
+
+
+def _unbind_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    dim = args[0] if args else _kw(kwargs, "dim", "axis", default=0)
+    return _shape_ops.unbind(_shape(x), dim, dialect=dialect)
+
+
+def _diagonal_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    names = (("offset",), ("dim1", "axis1"), ("dim2", "axis2"))
+    defaults = (0, 0, 1)
+    values = [args[i] if len(args) > i else _kw(kwargs, *names[i], default=defaults[i])
+              for i in range(3)]
+    return _shape_ops.diagonal(_shape(x), *values, dialect=dialect)
+
+
+def _same_shape_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """copy / clone / detach / contiguous / asarray / astype / real / imag: shape unchanged."""
+    return Result.of(_shape(x))
+
+
+def _torch_repeat_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    return _shape_ops.repeat(_shape(x), size_args(sizes), dialect=dialect)
+
+
+def _numpy_repeat_rule(x: Any, repeats: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    axis = args[0] if args else _kw(kwargs, "axis")
+    return _shape_ops.repeat(_shape(x), repeats, axis, dialect=dialect)
+
+
+def _tile_rule(x: Any, *reps: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    return _shape_ops.tile(_shape(x), size_args(reps) if len(reps) != 1 else reps[0], dialect=dialect)
+
+
+def _gather_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    return _shape_ops.gather(_shape(x), dim, _shape(index), dialect=dialect)
+
+
+def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    return _shape_ops.index_select(_shape(x), dim, _shape(index), dialect=dialect)
+
+
+def _take_along_rule(x: Any, indices: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    axis = args[0] if args else _kw(kwargs, "axis", "dim", default=-1)
+    return _shape_ops.take_along_axis(_shape(x), _shape(indices), axis, dialect=dialect)
+
+
+def _numpy_view_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """``ndarray.view()`` / ``view(dtype)`` of the same item size: the same shape."""
+    return Result.of(_shape(x))
+
+
+def _as_strided_rule(x: Any, size: Any, stride: Any, *args: Any, dialect: Dialect,
+                     **kwargs: Any) -> Result:
+    return Result.of(tuple(size))
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "std", "var", "amax", "amin", "any", "all")
+
+
+def _register_shape_ops() -> None:
+    so = _shape_ops
+    # reshaping: a view when the strides allow it
+    _add("np.reshape", "numpy", _reshape_rule("reshape"), view_kind="maybe")
+    _add("reshape", "both", _reshape_rule("reshape"), view_kind="maybe")
+    _add("torch.reshape", "torch", _reshape_rule("reshape"), view_kind="maybe")
+    _add("view", "torch", _reshape_rule("view"), view_kind="view")
+    _add("view", "numpy", _numpy_view_rule, view_kind="view")
+    _add("view_as", "torch", _like_rule("view"), view_kind="view")
+    _add("reshape_as", "torch", _like_rule("reshape"), view_kind="maybe")
+    _add("np.ravel", "numpy", _x(so.ravel), view_kind="maybe")
+    _add("ravel", "both", _x(so.ravel), view_kind="maybe")
+    _add("torch.ravel", "torch", _x(so.ravel), view_kind="maybe")
+    _add("flatten", "numpy", _x(so.flatten))  # ndarray.flatten always copies
+    _add("flatten", "torch", _x(so.flatten), view_kind="maybe")
+    _add("torch.flatten", "torch", _x(so.flatten), view_kind="maybe")
+    _add("contiguous", "torch", _same_shape_rule, view_kind="maybe")
+    _add("np.ascontiguousarray", "numpy", _same_shape_rule, view_kind="maybe")
+    # permutations: always views
+    _add("np.transpose", "numpy", _numpy_transpose_rule, view_kind="view")
+    _add("np.permute_dims", "numpy", _numpy_transpose_rule, view_kind="view")
+    _add("transpose", "numpy", _numpy_transpose_rule, view_kind="view")
+    _add("transpose", "torch", _torch_transpose_rule, view_kind="view")
+    _add("torch.transpose", "torch", _torch_transpose_rule, view_kind="view")
+    for name in ("swapaxes", "swapdims"):
+        _add(name, "torch", _x(so.swapaxes), view_kind="view")
+        _add(f"torch.{name}", "torch", _x(so.swapaxes), view_kind="view")
+    _add("swapaxes", "numpy", _x(so.swapaxes), view_kind="view")
+    _add("np.swapaxes", "numpy", _x(so.swapaxes), view_kind="view")
+    _add("np.moveaxis", "numpy", _x(so.moveaxis), view_kind="view")
+    for name in ("movedim", "moveaxis"):
+        _add(name, "torch", _x(so.moveaxis), view_kind="view")
+        _add(f"torch.{name}", "torch", _x(so.moveaxis), view_kind="view")
+    _add("T", "both", _x(so.T_attr), view_kind="view")
+    _add("mT", "both", _x(so.matrix_transpose), view_kind="view")
+    _add("np.matrix_transpose", "numpy", _x(so.matrix_transpose), view_kind="view")
+    _add("t", "torch", _torch_t_rule, view_kind="view")
+    _add("torch.t", "torch", _torch_t_rule, view_kind="view")
+    _add("permute", "torch", _permute_rule, view_kind="view")
+    _add("torch.permute", "torch", _permute_rule, view_kind="view")
+    # unit dims
+    _add("squeeze", "both", _squeeze_rule, view_kind="view")
+    _add("np.squeeze", "numpy", _squeeze_rule, view_kind="view")
+    _add("torch.squeeze", "torch", _squeeze_rule, view_kind="view")
+    _add("np.expand_dims", "numpy", _x(so.expand_dims), view_kind="view")
+    _add("unsqueeze", "torch", _x(so.unsqueeze), view_kind="view")
+    _add("torch.unsqueeze", "torch", _x(so.unsqueeze), view_kind="view")
+    # broadcasting views: several indices may reach one element
+    _add("expand", "torch", _expand_rule, view_kind="repeated", repeats=True)
+    _add("expand_as", "torch", _like_rule("expand"), view_kind="repeated", repeats=True)
+    _add("torch.broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True)
+    _add("broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True)
+    _add("np.broadcast_to", "numpy", _broadcast_to_rule, view_kind="readonly", repeats=True)
+    # NumPy's broadcast_arrays are still writable (with a DeprecationWarning on write)
+    _add("np.broadcast_arrays", "numpy", _broadcast_arrays_rule, view_kind="repeated",
+         repeats=True, multi_output=True)
+    _add("torch.broadcast_tensors", "torch", _broadcast_arrays_rule, view_kind="repeated",
+         repeats=True, multi_output=True)
+    _add("as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True)
+    _add("torch.as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True)
+    # slicing views
+    _add("narrow", "torch", _x(so.narrow), view_kind="view")
+    _add("torch.narrow", "torch", _x(so.narrow), view_kind="view")
+    _add("select", "torch", _x(so.select), view_kind="view")
+    _add("torch.select", "torch", _x(so.select), view_kind="view")
+    _add("unfold", "torch", _x(so.unfold), view_kind="view")
+    _add("diagonal", "numpy", _diagonal_rule, view_kind="readonly")
+    _add("np.diagonal", "numpy", _diagonal_rule, view_kind="readonly")
+    _add("diagonal", "torch", _diagonal_rule, view_kind="view")
+    _add("torch.diagonal", "torch", _diagonal_rule, view_kind="view")
+    # splitting: every piece views the input
+    _add("np.split", "numpy", _split_rule(so.split, ("axis",)), view_kind="view",
+         multi_output=True)
+    _add("np.array_split", "numpy", _split_rule(so.array_split, ("axis",)), view_kind="view",
+         multi_output=True)
+    _add("np.unstack", "numpy", _unbind_rule, view_kind="view", multi_output=True)
+    for name, rule in (("split", _split_rule(so.split, ("dim",))),
+                       ("chunk", _split_rule(so.chunk, ("dim",))), ("unbind", _unbind_rule)):
+        _add(name, "torch", rule, view_kind="view", multi_output=True)
+        _add(f"torch.{name}", "torch", rule, view_kind="view", multi_output=True)
+    # joins and repetition: new arrays
+    _add("np.concatenate", "numpy", _join_rule(so.concatenate, ("axis",)))
+    _add("np.concat", "numpy", _join_rule(so.concatenate, ("axis",)))
+    _add("np.stack", "numpy", _join_rule(so.stack, ("axis",)))
+    _add("np.hstack", "numpy", _hvstack_rule(so.hstack))
+    _add("np.vstack", "numpy", _hvstack_rule(so.vstack))
+    for name in ("cat", "concat", "concatenate"):
+        _add(f"torch.{name}", "torch", _join_rule(so.concatenate, ("dim", "axis")))
+    _add("torch.stack", "torch", _join_rule(so.stack, ("dim", "axis")))
+    _add("torch.hstack", "torch", _hvstack_rule(so.hstack))
+    _add("torch.vstack", "torch", _hvstack_rule(so.vstack))
+    _add("repeat", "torch", _torch_repeat_rule)
+    _add("repeat", "numpy", _numpy_repeat_rule)
+    _add("np.repeat", "numpy", _numpy_repeat_rule)
+    _add("np.tile", "numpy", _tile_rule)
+    _add("tile", "torch", _tile_rule)
+    _add("torch.tile", "torch", _tile_rule)
+    # gathers: new arrays
+    _add("gather", "torch", _gather_rule)
+    _add("torch.gather", "torch", _gather_rule)
+    _add("index_select", "torch", _index_select_rule)
+    _add("torch.index_select", "torch", _index_select_rule)
+    _add("np.take_along_axis", "numpy", _take_along_rule)
+    _add("torch.take_along_dim", "torch", _take_along_rule)
+    # reductions: new arrays
+    for op in _REDUCTIONS:
+        _add(f"np.{op}", "numpy", _reduce_rule(op))
+        _add(op, "torch", _reduce_rule(op))
+        _add(f"torch.{op}", "torch", _reduce_rule(op))
+        if op not in ("amax", "amin"):  # ndarray spells those max / min
+            _add(op, "numpy", _reduce_rule(op))
+    for op in ("max", "min"):  # torch's max(dim) returns (values, indices): not modelled here
+        _add(f"np.{op}", "numpy", _reduce_rule(op))
+        _add(op, "numpy", _reduce_rule(op))
+    # copies, and the calls that may hand back their input
+    _add("np.copy", "numpy", _same_shape_rule)
+    _add("copy", "numpy", _same_shape_rule)
+    _add("np.array", "numpy", _same_shape_rule)
+    _add("clone", "torch", _same_shape_rule)
+    _add("torch.clone", "torch", _same_shape_rule)
+    _add("np.asarray", "numpy", _same_shape_rule, view_kind="same")
+    _add("astype", "numpy", _same_shape_rule)  # copy=False: "same" (see call_view_kind)
+    _add("detach", "torch", _same_shape_rule, view_kind="view")
+    _add("torch.detach", "torch", _same_shape_rule, view_kind="view")
+    for part in ("real", "imag"):
+        _add(part, "both", _same_shape_rule, view_kind="view")
+        _add(f"np.{part}", "numpy", _same_shape_rule, view_kind="view")
+        _add(f"torch.{part}", "torch", _same_shape_rule, view_kind="view")
+
+
+_register_shape_ops()
+
+
+# --------------------------------------------------------------------------
+# linear algebra family
+
+def _binary(rule: Callable[..., Result], *, reflected: bool = False) -> Callable[..., Result]:
+    def adapted(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        if reflected:
+            a, b = b, a
+        return rule(_shape(a), _shape(b), dialect=dialect)
+    return adapted
+
+
+def _fused(rule: Callable[..., Result]) -> Callable[..., Result]:
+    """``addmm(c, a, b, beta=, alpha=)`` and its relatives."""
+    def adapted(c: Any, a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        return rule(_shape(c), _shape(a), _shape(b), dialect=dialect)
+    return adapted
+
+
+def _unary_linalg(rule: Callable[..., Result]) -> Callable[..., Result]:
+    def adapted(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        return rule(_shape(a), dialect=dialect)
+    return adapted
+
+
+def _einsum_rule(subscripts: str, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])  # torch.einsum("ij,jk", [a, b])
+    return _linalg.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
+
+
+def _tensordot_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    axes = args[0] if args else _kw(kwargs, "axes", "dims", default=2)
+    if isinstance(axes, list):
+        axes = tuple(tuple(x) if isinstance(x, list) else x for x in axes)
+    return _linalg.tensordot(_shape(a), _shape(b), axes, dialect=dialect)
+
+
+def _svd_rule(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    full = args[0] if args else _kw(kwargs, "full_matrices", default=True)
+    compute_uv = args[1] if len(args) > 1 else _kw(kwargs, "compute_uv", default=True)
+    return _linalg.svd(_shape(a), full_matrices=full, compute_uv=compute_uv, dialect=dialect)
+
+
+def _qr_rule(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    mode = args[0] if args else _kw(kwargs, "mode", default="reduced")
+    return _linalg.qr(_shape(a), mode=mode, dialect=dialect)
+
+
+_MULTI_LINALG = ("slogdet", "eig", "eigh", "svd", "qr")
+
+
+def _register_linalg() -> None:
+    la = _linalg
+    _add("np.matmul", "numpy", _binary(la.matmul))
+    _add("torch.matmul", "torch", _binary(la.matmul))
+    _add("matmul", "torch", _binary(la.matmul))
+    _add("__matmul__", "both", _binary(la.matmul))
+    _add("__rmatmul__", "both", _binary(la.matmul, reflected=True))
+    for name in ("mm", "mv", "bmm"):
+        _add(name, "torch", _binary(getattr(la, name)))
+        _add(f"torch.{name}", "torch", _binary(getattr(la, name)))
+    for name in ("dot", "vdot", "inner", "outer"):
+        _add(f"np.{name}", "numpy", _binary(getattr(la, name)))
+        _add(f"torch.{name}", "torch", _binary(getattr(la, name)))
+        _add(name, "torch", _binary(getattr(la, name)))
+    _add("dot", "numpy", _binary(la.dot))
+    _add("torch.ger", "torch", _binary(la.outer))
+    _add("ger", "torch", _binary(la.outer))
+    for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
+        _add(name, "torch", _fused(getattr(la, name)))
+        _add(f"torch.{name}", "torch", _fused(getattr(la, name)))
+    _add("np.einsum", "numpy", _einsum_rule)
+    _add("torch.einsum", "torch", _einsum_rule)
+    _add("np.tensordot", "numpy", _tensordot_rule)
+    _add("torch.tensordot", "torch", _tensordot_rule)
+    for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",
+                 "pinv"):
+        rule = _unary_linalg(getattr(la, name))
+        multi = name in _MULTI_LINALG
+        _add(f"np.linalg.{name}", "numpy", rule, multi_output=multi)
+        _add(f"torch.linalg.{name}", "torch", rule, multi_output=multi)
+    _add("torch.inverse", "torch", _unary_linalg(la.inv))
+    _add("inverse", "torch", _unary_linalg(la.inv))
+    _add("torch.det", "torch", _unary_linalg(la.det))
+    _add("det", "torch", _unary_linalg(la.det))
+    _add("np.linalg.svd", "numpy", _svd_rule, multi_output=True)
+    _add("torch.linalg.svd", "torch", _svd_rule, multi_output=True)
+    _add("np.linalg.qr", "numpy", _qr_rule, multi_output=True)
+    _add("torch.linalg.qr", "torch", _qr_rule, multi_output=True)
+    _add("np.linalg.solve", "numpy", _binary(la.solve))
+    _add("torch.linalg.solve", "torch", _binary(la.solve))
+
+
+_register_linalg()
+
+
+__all__ = ["ArrayArg", "OpSpec", "lookup", "all_specs", "call_view_kind", "index_items",
+           "VIEW_KINDS", "ALIASING_KINDS", "ViewKind", "size_args"]

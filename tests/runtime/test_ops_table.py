@@ -1,0 +1,270 @@
+"""The op table is well formed, and its view kinds are what real NumPy and torch do today."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from shapecheck.runtime import ops
+from shapecheck.runtime.dialects import NUMPY, TORCH, TORCH_LEGACY
+from shapecheck.runtime.engine import Engine
+from shapecheck.runtime.ops import VIEW_KINDS, ArrayArg, call_view_kind, lookup
+from shapecheck.runtime.verdicts import Result
+
+
+def test_every_rule_is_callable_with_a_dialect_keyword():
+    for spec in ops.all_specs():
+        assert callable(spec.rule), spec.name
+        params = inspect.signature(spec.rule).parameters
+        assert "dialect" in params and params["dialect"].kind is inspect.Parameter.KEYWORD_ONLY, \
+            spec.name
+
+
+def test_every_inplace_op_destroys_its_first_input_and_views_nothing():
+    inplace = [s for s in ops.all_specs() if s.inplace]
+    assert {"add_", "__iadd__", "copy_", "__setitem__", "np.copyto", "masked_fill_"} <= {
+        s.name for s in inplace}
+    for spec in inplace:
+        assert spec.destroy_map == {0: [0]} and spec.view_map == {}, spec.name
+    for spec in ops.all_specs():
+        if not spec.inplace:
+            assert spec.destroy_map == {}, spec.name
+
+
+def test_view_map_is_declared_exactly_for_ops_whose_output_may_alias_input_zero():
+    for spec in ops.all_specs():
+        assert spec.view_kind in VIEW_KINDS, spec.name
+        if not spec.inplace:
+            assert (spec.view_map == {0: [0]}) == (spec.view_kind != "none"), spec.name
+
+
+def test_names_in_dunder_or_trailing_underscore_spelling_are_inplace_exactly_when_they_say_so():
+    for spec in ops.all_specs():
+        if spec.name.startswith("__i") and spec.name.endswith("__") and spec.name != "__invert__":
+            assert spec.inplace, spec.name
+        elif spec.name.endswith("_") and not spec.name.endswith("__"):
+            assert spec.inplace, spec.name
+
+
+def test_lookup_keeps_each_library_to_its_own_names():
+    assert lookup("np.add", TORCH) is None and lookup("torch.add", NUMPY) is None
+    assert lookup("add_", NUMPY) is None and lookup("add_", TORCH).inplace
+    assert lookup("no.such.op", NUMPY) is None
+    # the same method name, different ops: ndarray.view(dtype) vs Tensor.view(*shape)
+    assert lookup("view", NUMPY).library == "numpy" and lookup("view", TORCH).library == "torch"
+    assert lookup("flatten", NUMPY).view_kind == "none"
+    assert lookup("flatten", TORCH).view_kind == "maybe"
+    assert lookup("__add__", TORCH_LEGACY) is lookup("__add__", TORCH)
+
+
+def test_legacy_fallback_marks_exactly_the_ops_of_the_broadcasting_notes():
+    from shapecheck.runtime.rules.pointwise import FALLBACK_OPS
+    marked = {s.name for s in ops.all_specs() if s.legacy_fallback and s.name.startswith("torch.")}
+    assert {"torch.add", "torch.sub", "torch.mul", "torch.div", "torch.pow", "torch.fmod",
+            "torch.remainder", "torch.addcmul", "torch.addcdiv"} <= marked
+    assert all(name.split(".")[1] in FALLBACK_OPS | {"subtract", "multiply", "divide"}
+               for name in marked)
+
+
+def test_rules_answer_with_results_for_calls_in_user_spelling():
+    a, b = ArrayArg((5, 1, 4)), ArrayArg((3, 1))
+    assert lookup("np.add", NUMPY).rule(a, b, dialect=NUMPY) == Result.of((5, 3, 4))
+    assert lookup("__add__", TORCH).rule(a, 2.0, dialect=TORCH).shape == (5, 1, 4)
+    assert lookup("view", TORCH).rule(a, 4, -1, dialect=TORCH).shape == (4, 5)
+    assert lookup("transpose", TORCH).rule(a, 0, 2, dialect=TORCH).shape == (4, 1, 5)
+    assert lookup("transpose", NUMPY).rule(a, dialect=NUMPY).shape == (4, 1, 5)
+    assert lookup("__getitem__", NUMPY).rule(a, (0, slice(None), [1, 2]),
+                                             dialect=NUMPY).shape == (2, 1)
+    assert lookup("torch.cat", TORCH).rule([a, a], 1, dialect=TORCH).shape == (5, 2, 4)
+    assert lookup("np.linalg.svd", NUMPY).rule(ArrayArg((2, 3)), dialect=NUMPY).outputs == (
+        (2, 2), (2,), (3, 3))
+
+
+def test_call_view_kind_depends_on_the_index_and_on_copy_false():
+    x = ArrayArg((3, 4))
+    getitem = lookup("__getitem__", NUMPY)
+    assert call_view_kind(getitem, (x, (slice(None), 1)), {}, NUMPY) == "view"
+    assert call_view_kind(getitem, (x, ([0, 1],)), {}, NUMPY) == "none"
+    assert call_view_kind(getitem, (x, ArrayArg((3, 4), "bool")), {}, NUMPY) == "none"
+    assert call_view_kind(getitem, (x, (0, 1)), {}, NUMPY) == "none"  # a scalar copy
+    assert call_view_kind(lookup("__getitem__", TORCH), (x, (0, 1)), {}, TORCH) == "view"
+    astype = lookup("astype", NUMPY)
+    assert call_view_kind(astype, (x, "float64"), {}, NUMPY) == "none"
+    assert call_view_kind(astype, (x, "float64"), {"copy": False}, NUMPY) == "same"
+
+
+# ---------------------------------------------------------------------------
+# view kinds against the real libraries
+
+NUMPY_CASES = [
+    # (op, input shape, dtype, extra args, kwargs)
+    ("__getitem__", (3, 4), "float64", ((slice(None), 1),), {}),
+    ("__getitem__", (3, 4), "float64", (([0, 2],),), {}),
+    ("T", (3, 4), "float64", (), {}),
+    ("mT", (2, 3, 4), "float64", (), {}),
+    ("transpose", (2, 3, 4), "float64", (), {}),
+    ("swapaxes", (2, 3, 4), "float64", (0, 2), {}),
+    ("np.moveaxis", (2, 3, 4), "float64", (0, -1), {}),
+    ("squeeze", (1, 3), "float64", (), {}),
+    ("np.expand_dims", (3, 4), "float64", (0,), {}),
+    ("reshape", (3, 4), "float64", (-1,), {}),
+    ("ravel", (3, 4), "float64", (), {}),
+    ("np.ravel", (3, 4), "float64", (), {}),
+    ("flatten", (3, 4), "float64", (), {}),
+    ("np.ascontiguousarray", (3, 4), "float64", (), {}),
+    ("diagonal", (3, 4), "float64", (), {}),
+    ("np.diagonal", (3, 4), "float64", (1,), {}),
+    ("np.broadcast_to", (3, 1), "float64", ((2, 3, 4),), {}),
+    ("np.split", (4, 3), "float64", (2,), {}),
+    ("copy", (3, 4), "float64", (), {}),
+    ("np.copy", (3, 4), "float64", (), {}),
+    ("np.array", (3, 4), "float64", (), {}),
+    ("np.asarray", (3, 4), "float64", (), {}),
+    ("astype", (3, 4), "float64", ("float64",), {"copy": False}),
+    ("astype", (3, 4), "float64", ("float32",), {}),
+    ("view", (3, 4), "float64", (), {}),
+    ("real", (3, 4), "complex128", (), {}),
+    ("imag", (3, 4), "complex128", (), {}),
+    ("np.sum", (3, 4), "float64", (0,), {}),
+]
+
+TORCH_CASES = [
+    ("__getitem__", (3, 4), "float32", ((slice(None), 1),), {}),
+    ("__getitem__", (3, 4), "float32", (([0, 2],),), {}),
+    ("T", (3, 4), "float32", (), {}),
+    ("mT", (2, 3, 4), "float32", (), {}),
+    ("t", (3, 4), "float32", (), {}),
+    ("transpose", (2, 3, 4), "float32", (0, 2), {}),
+    ("permute", (2, 3, 4), "float32", (2, 0, 1), {}),
+    ("squeeze", (1, 3), "float32", (0,), {}),
+    ("unsqueeze", (3, 4), "float32", (0,), {}),
+    ("view", (3, 4), "float32", (-1,), {}),
+    ("narrow", (3, 4), "float32", (1, 1, 2), {}),
+    ("select", (3, 4), "float32", (1, 2), {}),
+    ("unfold", (3, 4), "float32", (1, 2, 1), {}),
+    ("split", (4, 3), "float32", (2,), {}),
+    ("chunk", (4, 3), "float32", (2,), {}),
+    ("unbind", (4, 3), "float32", (), {}),
+    ("diagonal", (3, 4), "float32", (), {}),
+    ("expand", (3, 1), "float32", (3, 4), {}),
+    ("torch.broadcast_to", (3, 1), "float32", ((2, 3, 4),), {}),
+    ("detach", (3, 4), "float32", (), {}),
+    ("real", (3, 4), "complex64", (), {}),
+    ("imag", (3, 4), "complex64", (), {}),
+    ("reshape", (3, 4), "float32", (-1,), {}),
+    ("flatten", (3, 4), "float32", (), {}),
+    ("contiguous", (3, 4), "float32", (), {}),
+    ("clone", (3, 4), "float32", (), {}),
+    ("torch.sum", (3, 4), "float32", (0,), {}),
+]
+
+
+def _call(obj, op, args, kwargs, module):
+    if op.startswith(("np.", "torch.")):
+        fn = getattr(module, op.split(".", 1)[1])
+        return fn(obj, *args, **kwargs)
+    if op == "__getitem__":
+        return obj[args[0]]
+    attr = getattr(obj, op)
+    return attr(*args, **kwargs) if callable(attr) else attr
+
+
+def _outputs(value):
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _numpy_relation(x, out):
+    """What real NumPy did: "same", "none", "readonly", "repeated" or "view"."""
+    if out is x:
+        return "same"
+    if not np.shares_memory(out, x):
+        return "none"
+    if not out.flags.writeable:
+        return "readonly"
+    if any(st == 0 and n > 1 for st, n in zip(out.strides, out.shape)):
+        return "repeated"
+    return "view"
+
+
+@pytest.mark.parametrize("case", NUMPY_CASES, ids=lambda c: c[0])
+def test_numpy_view_kind_matches_real_numpy(case):
+    op, shape, dtype, args, kwargs = case
+    spec = lookup(op, NUMPY)
+    x = np.arange(int(np.prod(shape))).astype(dtype).reshape(shape)
+    real = {_numpy_relation(x, o) for o in _outputs(_call(x, op, args, kwargs, np))}
+    kind = call_view_kind(spec, (ArrayArg(shape, dtype),) + args, kwargs, NUMPY)
+    if kind == "maybe":  # a view (or the input itself) here, a copy when strides forbid one
+        assert real <= {"view", "same"}
+        t = x.T
+        assert not np.shares_memory(_call(t, op, args, kwargs, np), x)
+    else:
+        assert real == {kind}
+    engine = Engine("numpy")
+    ours = engine.array(shape, dtype)
+    got = _outputs(engine.apply(op, ours, *args, **kwargs)[0])
+    for g in got:
+        relation = ("same" if g is ours else "none" if not g.is_view else
+                    "readonly" if not g.writeable else "repeated" if g.repeated else "view")
+        assert {relation} == real
+
+
+def _torch_relation(torch, x, out):
+    if out is x:
+        return "same"
+    if out.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():
+        return "none"
+    if any(st == 0 and n > 1 for st, n in zip(out.stride(), out.shape)):
+        return "repeated"
+    return "view"
+
+
+@pytest.mark.parametrize("case", TORCH_CASES, ids=lambda c: c[0])
+def test_torch_view_kind_matches_real_torch(case):
+    torch = pytest.importorskip("torch")
+    op, shape, dtype, args, kwargs = case
+    spec = lookup(op, TORCH)
+    x = torch.arange(int(np.prod(shape))).to(getattr(torch, dtype)).reshape(shape).clone()
+    outs = _outputs(_call(x, op, args, kwargs, torch))
+    real = {_torch_relation(torch, x, o) for o in outs}
+    kind = call_view_kind(spec, (ArrayArg(shape, dtype),) + args, kwargs, TORCH)
+    if kind == "maybe":
+        assert real <= {"view", "same"}
+        t = x.t()
+        assert _torch_relation(torch, t, _call(t, op, args, kwargs, torch)) == "none"
+    else:
+        assert real == {kind}
+    if kind in ("view", "repeated") and op != "detach":
+        assert all(o._is_view() and o._base is x for o in outs)
+    if op == "detach":  # shares memory, yet autograd does not call it a view
+        assert not outs[0]._is_view() and outs[0].data_ptr() == x.data_ptr()
+    engine = Engine("torch")
+    ours = engine.array(shape, dtype)
+    for g in _outputs(engine.apply(op, ours, *args, **kwargs)[0]):
+        relation = ("same" if g is ours else "none" if not g.is_view else
+                    "repeated" if g.repeated else "view")
+        assert {relation} == real
+
+
+def _resolves(root, dotted):
+    for part in dotted.split("."):
+        if not hasattr(root, part):
+            return False
+        root = getattr(root, part)
+    return True
+
+
+def test_every_name_exists_in_its_library_as_spelled():
+    import operator
+    torch = pytest.importorskip("torch")
+    for (name, library), spec in ops._TABLE.items():
+        if name.startswith("np."):
+            assert library == "numpy" and _resolves(np, name[3:]), name
+        elif name.startswith("torch."):
+            assert library == "torch" and _resolves(torch, name[6:]), name
+        elif name.startswith("__") and hasattr(operator, name):
+            continue  # an operator: Python's protocol, reflected or in place
+        else:
+            owner = np.ndarray if library == "numpy" else torch.Tensor
+            assert hasattr(owner, name), (name, library)
