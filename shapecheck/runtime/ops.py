@@ -329,8 +329,8 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
     def rule(target: ArrayArg, *others: Any, dialect: Dialect, **kwargs: Any) -> Result:
         def check_dtype() -> None:
             if others:
-                result_dtype = dtypes.result_type(_dtype(target), _dtype(others[0]), dialect,
-                                                  _ndim(target), _ndim(others[0]))
+                result_dtype = dtypes.op_result_type(op, _dtype(target), _dtype(others[0]), dialect,
+                                                     _ndim(target), _ndim(others[0]))
                 dtypes.inplace_dtype(target.dtype, result_dtype, op=op, dialect=dialect)
 
         if dialect.is_numpy:
