@@ -8,6 +8,7 @@ integers; nothing else is assumed (a symbol may be 0 or 1).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Union
 
@@ -52,7 +53,9 @@ class Sym:
     def __str__(self) -> str:
         parts = []
         for mono, coeff in sorted(self.terms, key=lambda t: (-len(t[0]), t[0])):
-            body = "*".join(_atom_str(a) for a in mono)
+            # Only a lone atom with coefficient +1 prints bare: anywhere else an
+            # opaque atom such as "(B - 3)//2" would read with the wrong precedence.
+            body = "*".join(a if (len(mono) == 1 and coeff == 1) else _atom_str(a) for a in mono)
             if not body:
                 text = str(abs(coeff))
             elif abs(coeff) == 1:
@@ -70,7 +73,8 @@ class Sym:
 
 
 def _atom_str(name: str) -> str:
-    return f"({name})" if any(op in name for op in "+-*") and not name.startswith("(") else name
+    """An atom as a factor: opaque names (not plain identifiers) get parentheses."""
+    return name if name.isidentifier() else f"({name})"
 
 
 class UnknownDim:
@@ -175,7 +179,8 @@ def floordiv(a: Dim, b: Dim) -> Dim:
         terms = _terms(a)
         if all(c % b == 0 for c in terms.values()):
             return Sym.from_terms({m: c // b for m, c in terms.items()})
-        return Sym.atom(f"{a}//{b}")
+        # Parenthesized like the Sym // Sym case: "B - 3//2" would read as B - (3//2).
+        return Sym.atom(f"{_paren(a)}//{b}")
     quotient = exact_div(a, b)
     if quotient is not None:
         return quotient
@@ -184,7 +189,7 @@ def floordiv(a: Dim, b: Dim) -> Dim:
 
 def _paren(d: Dim) -> str:
     text = str(d)
-    return f"({text})" if any(ch in text for ch in " *") else text
+    return f"({text})" if any(ch in text for ch in " */") or text.startswith("-") else text
 
 
 def exact_div(a: Dim, b: Dim) -> Dim | None:
@@ -306,7 +311,9 @@ def parse_dim(text: str) -> Dim:
     text = text.strip()
     if text in ("?", "_"):
         return UNKNOWN
-    if text.lstrip("-").isdigit():
+    # ASCII digits only: str.isdigit also accepts "²" (which int() refuses) and
+    # other scripts' digits, and lstrip("-") let "--3" through to int()'s own error.
+    if re.fullmatch(r"-?[0-9]+", text):
         value = int(text)
         if value < 0:
             raise ValueError(f"negative dimension {value}")
