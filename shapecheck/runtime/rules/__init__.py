@@ -24,3 +24,22 @@ __all__ += ["addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "cholesky", "d
             "eigh", "eigvals", "eigvalsh", "einsum", "ger", "inner", "inv", "matmul", "mm", "mv",
             "outer", "pinv", "qr", "slogdet", "solve", "solve_b_is_vector", "svd", "tensordot",
             "vdot"]
+
+from .shape_ops import (REDUCE_OPS, T_attr, array_split, broadcast_arrays, broadcast_to, chunk,
+                        concatenate, diagonal, expand, expand_dims, flatten, gather, hstack, index_add,
+                        index_copy, index_select, matrix_transpose, moveaxis, narrow, permute, ravel,
+                        reduce, repeat, repeat_interleave, reshape, scatter, select, split, squeeze, stack,
+                        swapaxes, take_along_axis, tile, transpose, unbind, unfold, unsqueeze, view, vstack)
+
+__all__ += ["REDUCE_OPS", "T_attr", "array_split", "broadcast_arrays", "broadcast_to", "chunk",
+            "concatenate", "diagonal", "expand", "expand_dims", "flatten", "gather", "hstack",
+            "index_add", "index_copy", "index_select", "matrix_transpose", "moveaxis", "narrow",
+            "permute", "ravel", "reduce", "repeat", "repeat_interleave", "reshape", "scatter", "select",
+            "split", "squeeze", "stack", "swapaxes", "take_along_axis", "tile", "transpose", "unbind",
+            "unfold", "unsqueeze", "view", "vstack"]
+
+from .indexing import (ArrayIndex, EllipsisIndex, IntIndex, NoneIndex, SliceIndex, index, index_is_view,
+                       setitem, slice_length)
+
+__all__ += ["ArrayIndex", "EllipsisIndex", "IntIndex", "NoneIndex", "SliceIndex", "index",
+            "index_is_view", "setitem", "slice_length"]
