@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import traceback
+import warnings
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -37,13 +39,9 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        line = max(exc.raw_line, 1)
-        column = exc.raw_column + 1
-        message = f"cannot parse: {exc.message}"
-        return [finding_for(SYNTAX_ERROR, path, Span(line, column, line, column + 1), message)]
+        return [_syntax_error_finding(source, path, exc.message, max(exc.raw_line, 1), exc.raw_column + 1)]
     except Exception as exc:  # libcst raises a few other errors on odd input
-        message = f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0]
-        return [finding_for(SYNTAX_ERROR, path, Span(1, 1, 1, 1), message)]
+        return [_syntax_error_finding(source, path, f"{type(exc).__name__}: {exc}", 1, 1)]
     try:
         from .interpreter import analyze_module
     except ImportError:  # the interpreter is not built yet in this checkout
@@ -58,3 +56,40 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
         message = (f"internal error: {type(exc).__name__}: {exc} "
                    f"(at {where.filename.rsplit('/', 1)[-1]}:{where.lineno})")
         return [finding_for(INTERNAL_ERROR, path, Span(1, 1, 1, 1), message.splitlines()[0])]
+
+
+def _syntax_error_finding(source: str, path: str, cst_message: str, cst_line: int, cst_column: int) -> Finding:
+    """SC001 at CPython's position and with CPython's message.
+
+    libcst reports most errors at column 1 of some later line; CPython's own
+    parser (parsing only, nothing runs) knows the exact place and says what
+    is wrong ("'(' was never closed"). libcst's text is kept when CPython
+    accepts the file (syntax newer or older than the installed libcst knows).
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        column = exc.offset if exc.offset and exc.offset > 0 else 1
+        end_line = exc.end_lineno if exc.end_lineno and exc.end_lineno >= line else line
+        end_column = exc.end_offset if exc.end_offset and exc.end_offset > 0 else column + 1
+        if (end_line, end_column) <= (line, column):
+            end_line, end_column = line, column + 1
+        message = f"cannot parse: {exc.msg}"
+        return finding_for(SYNTAX_ERROR, path, Span(line, column, end_line, end_column), message)
+    except (RecursionError, MemoryError, ValueError):
+        message = f"cannot parse: {cst_message}".splitlines()[0]
+    else:
+        message = f"cannot parse with libcst {_libcst_version()} (Python accepts it): {cst_message}".splitlines()[0]
+    return finding_for(SYNTAX_ERROR, path, Span(cst_line, cst_column, cst_line, cst_column + 1), message)
+
+
+def _libcst_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("libcst")
+    except PackageNotFoundError:
+        return "(unknown version)"

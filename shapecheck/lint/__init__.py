@@ -1,0 +1,136 @@
+"""The product around the analyzer: `shapecheck lint`, `shapecheck rules` and `shapecheck rule CODE`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from .config import ConfigError, Overrides, validate_codes, validate_dialect
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    format: str = "text"
+    output_file: Path | None = None
+    statistics: bool = False
+    exit_zero: bool = False
+    show_suppressed: bool = False
+
+
+def wants_color(stream: TextIO) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", None) and stream.isatty())
+
+
+def _split(values: list[str] | None) -> tuple[str, ...]:
+    """``--select SC1,SC2 --select SC3`` -> ("SC1", "SC2", "SC3")."""
+    return tuple(part.strip() for value in values or () for part in value.split(",") if part.strip())
+
+
+def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: list[str] | None = None,
+                 extend_select: list[str] | None = None, exclude: list[str] | None = None,
+                 extend_exclude: list[str] | None = None, dialect: str | None = None,
+                 config: Path | None = None, stdin_filename: str | None = None, jobs: int | None = None,
+                 no_cache: bool = False, cache_dir: Path | None = None, output: OutputOptions = OutputOptions()) -> int:
+    """Runs a lint and writes its output; returns the exit code. Usage errors print one line and give 2."""
+    from .formats import render, render_statistics
+    from .runner import LintOptions, known_codes, run_lint
+
+    try:
+        codes = known_codes()
+        overrides = Overrides(
+            select=validate_codes(_split(select), codes, "--select") if select else None,
+            ignore=validate_codes(_split(ignore), codes, "--ignore"),
+            extend_select=validate_codes(_split(extend_select), codes, "--extend-select"),
+            exclude=_split(exclude) if exclude else None,
+            extend_exclude=_split(extend_exclude),
+            dialect=validate_dialect(dialect, "--dialect") if dialect else None,
+            cache_dir=cache_dir.absolute() if cache_dir else None,
+        )
+        read_stdin = any(str(p) == "-" for p in paths) or (not paths and stdin_filename is not None)
+        if read_stdin and any(str(p) != "-" for p in paths):
+            raise ConfigError("'-' (stdin) cannot be combined with other paths")
+        if jobs is not None and jobs < 1:
+            raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+        options = LintOptions(paths=tuple(p for p in paths if str(p) != "-"), stdin_filename=stdin_filename,
+                              read_stdin=read_stdin, config=config, overrides=overrides, jobs=jobs,
+                              use_cache=not no_cache)
+        report = run_lint(options)
+    except ConfigError as exc:
+        print(f"shapecheck: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for warning in report.warnings:
+        print(f"shapecheck: warning: {warning}", file=sys.stderr)
+
+    if output.output_file is not None:
+        color = False
+    else:
+        color = output.format == "text" and wants_color(sys.stdout)
+    if output.statistics:
+        text = render_statistics(report, output.format)
+    else:
+        text = render(report, output.format, color=color, show_suppressed=output.show_suppressed)
+    if output.output_file is not None:
+        try:
+            output.output_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"shapecheck: error: cannot write {output.output_file}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    if report.findings and not output.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def rules_command(config: Path | None = None) -> int:
+    """The rule table: code, name, default severity, and whether this directory's config enables it."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..analysis.rules import all_rules
+    from .config import ConfigResolver
+
+    rules = all_rules()
+    try:
+        resolved = ConfigResolver(frozenset(rules), explicit=config).for_directory(Path.cwd())
+    except ConfigError as exc:
+        print(f"shapecheck: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    table = Table("code", "name", "default severity", "enabled", box=None, pad_edge=False)
+    for code, spec in rules.items():
+        table.add_row(code, spec.name, spec.severity.value, "yes" if resolved.is_enabled(code) else "no")
+    Console(no_color=not wants_color(sys.stdout), highlight=False).print(table)
+    return EXIT_CLEAN
+
+
+def rule_command(code: str) -> int:
+    """One rule's docs and examples, rendered as markdown."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from ..analysis.rules import all_rules
+
+    rules = all_rules()
+    spec = rules.get(code.strip().upper())
+    if spec is None:
+        print(f"shapecheck: error: unknown rule {code!r} (see `shapecheck rules`)", file=sys.stderr)
+        return EXIT_USAGE
+    console = Console(no_color=not wants_color(sys.stdout), highlight=False)
+    if console.is_terminal:
+        console.print(Markdown(spec.markdown()))
+    else:
+        sys.stdout.write(spec.markdown())  # piped: the markdown itself, to paste into docs
+    return EXIT_CLEAN
+
+
+__all__ = ["OutputOptions", "lint_command", "rules_command", "rule_command", "wants_color",
+           "EXIT_CLEAN", "EXIT_FINDINGS", "EXIT_USAGE"]
