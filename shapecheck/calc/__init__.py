@@ -1,0 +1,1 @@
+"""The shape calculator: ``shapecheck eval``, one-shot or as an interactive session."""

@@ -1,0 +1,141 @@
+"""What the calculator reports for one dialect: each step's shapes, warnings, error and confirmation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapecheck.runtime.dims import Shape, UnknownDim
+
+from .shapes import ShapeBinding
+
+WARNING_CODES = {
+    "legacy-fallback": "SC104",
+    "fallback": "SC104",
+    "backcompat": "SC105",
+    "outer-product": "SC102",
+    "implicit-outer-product": "SC102",
+    "out-resize": "SC203",
+    "solve-ambiguity": "SC110",
+}
+"""Warning kinds from the rules, to the rule codes the linter uses for the same problem."""
+
+WARNING_EXPLANATIONS = {
+    "SC104": "old PyTorch paired same-numel tensors element by element instead of "
+             "broadcasting; that fallback was deprecated and is an error today.",
+    "SC105": "the shapes broadcast, but old PyTorch's 1-D fallback gave another shape "
+             "with the same numel: the meaning changed silently between versions.",
+    "SC102": "a (n, 1) and a (n,) operand broadcast to (n, n): usually an unintended "
+             "outer product rather than an element-wise op.",
+    "SC203": "torch resized a non-empty out= tensor to fit the result; a future release "
+             "makes this an error.",
+    "SC110": "whether b is a vector or a stack of matrices depends on the library and "
+             "version; the result shapes differ.",
+}
+"""One line of explanation per warning code, shown under the warning in text output."""
+
+
+@dataclass(frozen=True)
+class WarningView:
+    code: str
+    message: str
+
+    @staticmethod
+    def of(kind: str, message: str) -> "WarningView":
+        return WarningView(WARNING_CODES.get(kind, kind), message)
+
+    @property
+    def explanation(self) -> str | None:
+        return WARNING_EXPLANATIONS.get(self.code)
+
+
+@dataclass(frozen=True)
+class ErrorView:
+    """The library's own error: kind (rule family), message, exception class, offending dim."""
+
+    kind: str
+    message: str
+    exc_type: str = "Error"
+    dim: int | None = None
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One evaluated statement or sub-expression."""
+
+    text: str
+    op: str
+    operands: tuple[Shape, ...]
+    shape: Shape | None  # None on error or when the step yields no array
+    warnings: tuple[WarningView, ...] = ()
+    error: ErrorView | None = None
+    broadcasts: bool = False  # the op broadcasts its operands (column table applies)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """Whether a real run agreed: status "confirmed", "disagrees", "skipped" (with why)."""
+
+    engine: str  # "NumPy" or "torch"
+    status: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class DialectOutcome:
+    dialect: str
+    steps: tuple[StepView, ...]
+    confirmations: tuple[Confirmation, ...] = field(default=())
+    bindings: tuple[tuple[str, ShapeBinding], ...] = field(default=())  # names the statements bound
+
+    @property
+    def error(self) -> ErrorView | None:
+        for step in self.steps:
+            if step.error is not None:
+                return step.error
+        return None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def shape(self) -> Shape | None:
+        if not self.ok or not self.steps:
+            return None
+        return self.steps[-1].shape
+
+    @property
+    def warnings(self) -> tuple[WarningView, ...]:
+        seen: list[WarningView] = []
+        for step in self.steps:
+            for warning in step.warnings:
+                if warning not in seen:
+                    seen.append(warning)
+        return tuple(seen)
+
+
+def json_dim(d) -> int | str:
+    """A dim for JSON: ints stay ints, symbols and unknown become strings."""
+    if isinstance(d, int):
+        return d
+    if isinstance(d, UnknownDim):
+        return "?"
+    return str(d)
+
+
+def json_shape(shape: Shape | None) -> list | None:
+    return None if shape is None else [json_dim(d) for d in shape]
+
+
+def outcome_json(outcome: DialectOutcome) -> dict:
+    """The DESIGN.md contract for one dialect (plus how the result was confirmed)."""
+    error = outcome.error
+    return {
+        "ok": outcome.ok,
+        "shape": json_shape(outcome.shape),
+        "warnings": [{"code": w.code, "message": w.message} for w in outcome.warnings],
+        "error": None if error is None else {"kind": error.kind, "message": error.message},
+        "steps": [json_shape(step.shape) for step in outcome.steps],
+        "confirmed": [{"engine": c.engine, "status": c.status, "detail": c.detail}
+                      for c in outcome.confirmations],
+    }

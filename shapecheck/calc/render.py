@@ -1,0 +1,245 @@
+"""Renders calculator outcomes: per-dimension broadcast tables, step shapes, dialect comparison."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from shapecheck.runtime.dims import Shape, eq, format_shape, is_one
+from shapecheck.runtime.rules.broadcast import broadcast_dim
+
+from .outcome import DialectOutcome, StepView
+
+
+def shape_text(shape: Shape | None) -> str:
+    if shape is None:
+        return "-"
+    return "()" if len(shape) == 0 else format_shape(shape)
+
+
+def column_rules(operands: Sequence[Shape], error_dim: int | None = None,
+                 inplace: bool = False) -> list[str]:
+    """Per trailing-aligned column: equal, 1 stretched, missing, mismatch (or depends on sizes).
+
+    The verdict of each column is the runtime's broadcast_dim; this only names it.
+    For an in-place op the first operand is the target, which cannot stretch.
+    """
+    ndim = max((len(s) for s in operands), default=0)
+    rules = []
+    for col in range(ndim):
+        present = [s[len(s) - ndim + col] if len(s) - ndim + col >= 0 else None for s in operands]
+        dims = [d for d in present if d is not None]
+        labels = []
+        if None in present:
+            labels.append("missing")
+        failed = False
+        acc = dims[0]
+        for d in dims[1:]:
+            acc, failed = broadcast_dim(acc, d)
+            if failed:
+                break
+        ones = [is_one(d) for d in dims]
+        target = present[0]
+        if failed or (error_dim is not None and col - ndim == error_dim):
+            labels = ["mismatch"]
+        elif inplace and (target is None or eq(target, acc) is False):
+            labels = ["mismatch (in place)"]
+        elif True in ones and False in ones:
+            labels.append("1 stretched")
+        elif len(dims) > 1 and all(eq(dims[0], d) is True for d in dims[1:]):
+            labels.append("equal")
+        elif len(dims) > 1:
+            labels.append("depends on sizes")
+        rules.append(", ".join(labels) if labels else "equal")
+    return rules
+
+
+def operand_labels(step: StepView) -> list[str]:
+    """The operands' source text (``x``, ``y.T``) when the step's text shows them, else #1, #2."""
+    fallback = [f"#{i + 1}" for i in range(len(step.operands))]
+    try:
+        import libcst as cst
+
+        if any(op in step.text for op in ("+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=", "^=")):
+            line = cst.parse_statement(step.text)
+            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) else None
+            if not isinstance(small, cst.AugAssign):
+                return fallback
+            parts = [small.target, small.value]
+        else:
+            node = cst.parse_expression(step.text)
+            if isinstance(node, cst.BinaryOperation):
+                parts = [node.left, node.right]
+            elif isinstance(node, cst.Comparison):
+                parts = [node.left] + [c.comparator for c in node.comparisons]
+            elif isinstance(node, cst.Call):
+                receiver = [node.func.value] if isinstance(node.func, cst.Attribute) and not \
+                    _is_module(node.func.value) else []
+                parts = receiver + [a.value for a in node.args if a.keyword is None]
+            else:
+                return fallback
+        module = cst.Module(body=[])
+        texts = [module.code_for_node(p).strip() for p in parts
+                 if not isinstance(p, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))
+                 or (isinstance(p, cst.Name) and p.value not in ("True", "False", "None"))]
+    except Exception:  # labels are cosmetic; never fail the output over them
+        return fallback
+    return texts if len(texts) == len(step.operands) else fallback
+
+
+def _is_module(node) -> bool:
+    import libcst as cst
+
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value in ("np", "numpy", "torch", "F")
+
+
+def broadcast_table(step: StepView) -> Table:
+    """Operands right-aligned by trailing dimension, the rule in each column, the result."""
+    error_dim = step.error.dim if step.error is not None else None
+    ndim = max([len(s) for s in step.operands] + [len(step.shape or ())])
+    rules = column_rules(step.operands, error_dim, inplace=is_inplace(step.op))
+    rules = [""] * (ndim - len(rules)) + rules
+    table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
+    table.add_column("", justify="left")
+    for col in range(ndim):
+        rule = rules[col]
+        style = "bold red" if rule.startswith("mismatch") else None
+        table.add_column(Text(str(col - ndim), style="dim"), justify="right", style=style)
+    for name, shape in zip(operand_labels(step), step.operands):
+        cells = [""] * (ndim - len(shape)) + [str(d) for d in shape]
+        table.add_row(name, *cells)
+    table.add_row(Text("rule", style="dim"), *[Text(r, style=_rule_style(r)) for r in rules])
+    if step.shape is not None:
+        cells = [""] * (ndim - len(step.shape)) + [str(d) for d in step.shape]
+        table.add_row(Text("result", style="bold"), *[Text(c, style="bold") for c in cells])
+    return table
+
+
+def is_inplace(op: str) -> bool:
+    name = op.rsplit(".", 1)[-1]
+    return (name.startswith("__i") and name.endswith("__")) or (
+        name.endswith("_") and not name.endswith("__"))
+
+
+def _rule_style(rule: str) -> str:
+    if rule.startswith("mismatch"):
+        return "bold red"
+    if "stretched" in rule or "missing" in rule:
+        return "cyan"
+    if "depends" in rule:
+        return "yellow"
+    return "green"
+
+
+def step_line(step: StepView) -> Text:
+    """``z.sum(0)    (5, 3) -> (3,)``: one step's operands and result."""
+    line = Text("  ")
+    line.append(step.text, style="bold")
+    operands = ", ".join(shape_text(s) for s in step.operands)
+    line.append(f"    {operands}" if operands else "    ", style="dim")
+    line.append("  ->  ")
+    if step.error is not None:
+        line.append("error", style="bold red")
+    else:
+        line.append(shape_text(step.shape), style="bold green")
+    return line
+
+
+def _outcome_key(outcome: DialectOutcome) -> tuple:
+    return (outcome.ok, outcome.shape, outcome.error and outcome.error.message,
+            tuple(w.code for w in outcome.warnings),
+            tuple(step.shape for step in outcome.steps),
+            tuple((c.engine, c.status) for c in outcome.confirmations))
+
+
+def group_outcomes(outcomes: Sequence[DialectOutcome]) -> list[list[DialectOutcome]]:
+    """Dialects with the same verdict, shapes and warnings, in first-seen order."""
+    groups: dict[tuple, list[DialectOutcome]] = {}
+    for outcome in outcomes:
+        groups.setdefault(_outcome_key(outcome), []).append(outcome)
+    return list(groups.values())
+
+
+def render_outcome(console: Console, outcome: DialectOutcome, label: str) -> None:
+    console.print(Text(label, style="bold magenta"))
+    steps = outcome.steps
+    for index, step in enumerate(steps):
+        if len(steps) > 1:
+            console.print(step_line(step))
+        if step.broadcasts and step.operands:
+            console.print(broadcast_table(step))
+        elif len(steps) == 1:
+            console.print(step_line(step))
+        for warning in step.warnings:
+            line = Text("  warning ", style="bold yellow")
+            line.append(f"{warning.code}: ", style="yellow")
+            line.append(warning.message)
+            console.print(line)
+            if warning.explanation:
+                console.print(Text(f"    {warning.explanation}", style="dim"))
+        if step.error is not None:
+            line = Text("  error ", style="bold red")
+            line.append(f"{step.error.exc_type}: ", style="red")
+            line.append(step.error.message.rstrip())
+            console.print(line)
+            if index + 1 < len(steps):
+                console.print(Text("  (later steps not evaluated)", style="dim"))
+            break
+    summary = Text("  = ")
+    if outcome.ok:
+        summary.append(shape_text(outcome.shape), style="bold green")
+    else:
+        summary.append("fails", style="bold red")
+    for confirmation in outcome.confirmations:
+        summary.append("   ")
+        if confirmation.status == "confirmed":
+            summary.append(f"confirmed by running it on {confirmation.engine}", style="green")
+        elif confirmation.status == "error-agrees":
+            summary.append("the runtime engine raises the same error", style="green")
+        elif confirmation.status == "shape-only":
+            summary.append(f"checked by the engine in shape-only mode ({confirmation.detail})",
+                           style="dim")
+        elif confirmation.status == "unconfirmed":
+            summary.append(f"not confirmed: today's library code differs ({confirmation.detail})",
+                           style="yellow")
+        elif confirmation.status == "disagrees":
+            summary.append(f"{confirmation.engine} DISAGREES: {confirmation.detail}", style="bold red")
+        else:
+            summary.append(f"not run on {confirmation.engine}: {confirmation.detail}", style="dim")
+    console.print(summary)
+
+
+def render_comparison(console: Console, outcomes: Sequence[DialectOutcome]) -> None:
+    """Side-by-side verdicts; rows that differ from the first dialect are highlighted."""
+    table = Table(title="dialects disagree", title_style="bold yellow", show_lines=False)
+    table.add_column("dialect")
+    table.add_column("result")
+    table.add_column("warnings")
+    table.add_column("error")
+    first = outcomes[0]
+    for outcome in outcomes:
+        differs = _outcome_key(outcome)[:-1] != _outcome_key(first)[:-1]
+        style = "bold yellow" if differs else None
+        table.add_row(
+            outcome.dialect,
+            shape_text(outcome.shape) if outcome.ok else "fails",
+            ", ".join(w.code for w in outcome.warnings) or "-",
+            (outcome.error.message.strip() if outcome.error else "-"),
+            style=style,
+        )
+    console.print(table)
+
+
+def render_text(console: Console, source: str, outcomes: Sequence[DialectOutcome]) -> None:
+    """All requested dialects; dialects that agree are shown once, disagreements side by side."""
+    groups = group_outcomes(outcomes)
+    for group in groups:
+        names = ", ".join(o.dialect for o in group)
+        render_outcome(console, group[0], f"{source.strip()}   [{names}]")
+    if len({_outcome_key(o)[:-1] for o in outcomes}) > 1:
+        render_comparison(console, outcomes)

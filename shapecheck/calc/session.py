@@ -1,0 +1,322 @@
+"""Runs the calculator: one expression from the command line, or an interactive session."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, TextIO
+
+from shapecheck.runtime.dialects import DIALECTS
+
+from .expression import CheckedExpression, ExpressionError, check_expression
+from .outcome import DialectOutcome, outcome_json
+from .shapes import ShapeBinding, ShapeSyntaxError, parse_binding, parse_dims, parse_shape_args
+
+EXIT_OK, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
+
+DIALECT_CHOICES = ("numpy", "numpy-1", "torch", "torch-legacy", "all")
+ALL_DIALECTS = tuple(DIALECTS)  # numpy, numpy-1, torch, torch-legacy
+
+
+class UsageError(ValueError):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def resolve_dialects(requested: str | None, checked: CheckedExpression) -> tuple[str, ...]:
+    name = requested or checked.default_dialect
+    if name == "all":
+        return ALL_DIALECTS
+    if name not in DIALECTS:
+        raise UsageError(f"unknown dialect {name!r} (choose from {', '.join(DIALECT_CHOICES)})")
+    return (name,)
+
+
+def validate_dialect(requested: str | None) -> None:
+    if requested is not None and requested not in DIALECT_CHOICES:
+        raise UsageError(f"unknown dialect {requested!r} (choose from {', '.join(DIALECT_CHOICES)})")
+
+
+Evaluator = Callable[[CheckedExpression, dict[str, ShapeBinding], str, bool], DialectOutcome]
+
+
+def _default_evaluator() -> Evaluator:
+    from .evaluation import evaluate_dialect
+    return evaluate_dialect
+
+
+def exit_code_for(outcomes: list[DialectOutcome]) -> int:
+    return EXIT_OK if all(o.ok for o in outcomes) else EXIT_FAILS
+
+
+def make_console(file: TextIO | None = None):
+    from rich.console import Console
+    stream = file or sys.stdout
+    is_terminal = hasattr(stream, "isatty") and stream.isatty()
+    # Piped output keeps long library messages on one line instead of wrapping at 80.
+    return Console(file=stream, highlight=False, soft_wrap=not is_terminal,
+                   width=None if is_terminal else 200)
+
+
+def emit(outcomes: list[DialectOutcome], source: str, fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        out.write(json.dumps({o.dialect: outcome_json(o) for o in outcomes}, indent=2) + "\n")
+    else:
+        from .render import render_text
+        render_text(make_console(out), source, outcomes)
+
+
+def run_once(expression: str, shape_args: list[str], dialect: str | None, fmt: str,
+             check_torch: bool, out: TextIO, err: TextIO,
+             evaluator: Evaluator | None = None) -> int:
+    """One expression: print the outcome (text or JSON) and return the exit code."""
+    try:
+        validate_dialect(dialect)
+        env = parse_shape_args(shape_args)
+        checked = check_expression(expression, set(env))
+        dialects = resolve_dialects(dialect, checked)
+    except (ShapeSyntaxError, ExpressionError, UsageError) as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    evaluate = evaluator or _default_evaluator()
+    try:
+        outcomes = [evaluate(checked, env, name, check_torch) for name in dialects]
+    except UsageError as exc:
+        err.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    emit(outcomes, expression, fmt, out)
+    return exit_code_for(outcomes)
+
+
+HELP = """\
+Define shapes, then evaluate expressions; results become names.
+  x = (5, 1, 4, 1)        define x (dims are ints or names; () is 0-d)
+  x: 5,1,4,1:int64        the same, with an optional dtype
+  x + y                   evaluate; the result is bound to _
+  z = x @ y; z.sum(0)     statements separated by ; bind their names
+  :dialect torch          numpy | numpy-1 | torch | torch-legacy | all | auto
+  :format json            text | json
+  :shapes                 list the names and their shapes
+  :help                   this text
+  :quit                   leave (also Ctrl-D)"""
+
+_COLON_BINDING = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:(?!=)(.*)\Z", re.S)
+_TUPLE_BINDING = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*([(\[].*)\Z", re.S)
+
+
+@dataclass
+class Calculator:
+    """The state of an interactive session: shapes per dialect, current dialect and format.
+
+    Defined shapes hold in every dialect; a computed result is bound per
+    dialect, since dialects may disagree on its shape.
+    """
+
+    dialect: str | None = None  # None: choose from the expression, as one-shot does
+    fmt: str = "text"
+    check_torch: bool = False
+    defined: dict[str, ShapeBinding] = field(default_factory=dict)
+    computed: dict[str, dict[str, ShapeBinding]] = field(default_factory=dict)
+    evaluator: Evaluator | None = None
+    done: bool = False
+
+    def names(self) -> set[str]:
+        names = set(self.defined)
+        for bound in self.computed.values():
+            names |= set(bound)
+        return names
+
+    def env_for(self, dialect: str) -> dict[str, ShapeBinding]:
+        env = dict(self.defined)
+        env.update(self.computed.get(dialect, {}))
+        return env
+
+    def handle(self, line: str, out: TextIO, err: TextIO) -> int:
+        """One input line; returns the exit code it would have as a one-shot command."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return EXIT_OK
+        try:
+            if text.startswith(":"):
+                return self.command(text, out)
+            if self.define(text):
+                return EXIT_OK
+            return self.evaluate(text, out)
+        except (ShapeSyntaxError, ExpressionError, UsageError) as exc:
+            err.write(f"error: {exc}\n")
+            err.flush()
+            return EXIT_USAGE
+        except RecursionError:
+            err.write("error: the expression nests too deeply\n")
+            return EXIT_USAGE
+        except Exception as exc:  # a bug of ours ends one line, not the session
+            first = (str(exc).splitlines() or [""])[0]
+            err.write(f"error: internal error: {type(exc).__name__}: {first}\n")
+            err.flush()
+            return EXIT_USAGE
+
+    def handle_shape_arg(self, value: str, err: TextIO) -> int:
+        """A ``--shapes`` value given on the command line before the session starts."""
+        try:
+            for name, binding in parse_shape_args([value]).items():
+                self.defined[name] = binding
+        except ShapeSyntaxError as exc:
+            err.write(f"error: {exc}\n")
+            return EXIT_USAGE
+        return EXIT_OK
+
+    def command(self, text: str, out: TextIO) -> int:
+        word, _, arg = text[1:].partition(" ")
+        arg = arg.strip()
+        if word in ("q", "quit", "exit"):
+            self.done = True
+        elif word == "help":
+            out.write(HELP + "\n")
+        elif word == "shapes":
+            self.show_shapes(out)
+        elif word == "dialect":
+            if not arg:
+                out.write(f"dialect: {self.dialect or 'auto'}\n")
+            elif arg == "auto":
+                self.dialect = None
+            else:
+                validate_dialect(arg)
+                self.dialect = arg
+        elif word == "format":
+            if arg not in ("text", "json"):
+                raise UsageError(f"unknown format {arg!r} (choose from text, json)")
+            self.fmt = arg
+        else:
+            raise UsageError(f"unknown command ':{word}' (try :help)")
+        return EXIT_OK
+
+    def show_shapes(self, out: TextIO) -> None:
+        if not self.names():
+            out.write("no shapes defined\n")
+            return
+        for name, binding in self.defined.items():
+            out.write(binding.describe() + "\n")
+        # A computed name is listed once per distinct shape, with the dialects that gave it.
+        by_name: dict[str, dict[str, list[str]]] = {}
+        for dialect, bound in self.computed.items():
+            for name, binding in bound.items():
+                if name not in self.defined:
+                    by_name.setdefault(name, {}).setdefault(binding.describe(), []).append(dialect)
+        for name, shapes in by_name.items():
+            for text, dialects in shapes.items():
+                tag = "" if len(shapes) == 1 and len(dialects) == len(self.computed) \
+                    else f"   [{', '.join(dialects)}]"
+                out.write(f"{text}{tag}\n")
+
+    def define(self, text: str) -> bool:
+        """``x = (5, 1)`` or ``x: 5,1``: bind a shape; False when the line is not a definition."""
+        match = _COLON_BINDING.match(text)
+        if match is None:
+            match = _TUPLE_BINDING.match(text)
+            if match is None or not self._is_shape_literal(match.group(2)):
+                return False
+        name, rest = match.group(1), match.group(2)
+        offset = match.start(2)
+        if ":" in rest:
+            binding = parse_binding(f"{name}={rest}", 0, text)
+        else:
+            binding = ShapeBinding(name, parse_dims(rest, offset, text))
+        self.defined[name] = binding
+        for bound in self.computed.values():
+            bound.pop(name, None)
+        return True
+
+    def _is_shape_literal(self, rest: str) -> bool:
+        """A bracketed list of ints and names that are not arrays: ``(5, B)`` but not ``(x, y)``."""
+        body = rest.strip()
+        if body[:1] not in "([" or body[-1:] not in ")]":
+            return False
+        items = [item.strip() for item in body[1:-1].split(",") if item.strip()]
+        arrays = self.names()
+        return all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[+-]?\d+|\?", item) and item not in arrays
+                   for item in items)
+
+    def evaluate(self, text: str, out: TextIO) -> int:
+        checked = check_expression(text, self.names(), in_session=True)
+        dialects = resolve_dialects(self.dialect, checked)
+        evaluate = self.evaluator or _default_evaluator()
+        outcomes = []
+        for dialect in dialects:
+            env = self.env_for(dialect)
+            missing = sorted(_names_used(checked) - set(env) - set(checked.assigned))
+            if missing:
+                raise UsageError(f"{missing[0]!r} has no shape under {dialect} "
+                                 f"(it failed there)")
+            outcomes.append(evaluate(checked, env, dialect, self.check_torch))
+        emit(outcomes, text, self.fmt, out)
+        for outcome in outcomes:
+            self.bind_results(checked, outcome)
+        return exit_code_for(outcomes)
+
+    def bind_results(self, checked: CheckedExpression, outcome: DialectOutcome) -> None:
+        bound = self.computed.setdefault(outcome.dialect, {})
+        for name, binding in outcome.bindings:
+            bound[name] = binding
+        if outcome.ok and outcome.shape is not None and not checked.ends_with_assignment:
+            bound["_"] = ShapeBinding("_", outcome.shape)
+
+
+def _names_used(checked: CheckedExpression) -> set[str]:
+    return set(checked.names_used)
+
+
+def run_repl(calculator: Calculator, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    """Read lines until :quit or end of input; the exit code is the worst line's."""
+    interactive = stdin.isatty()
+    if interactive:
+        _enable_line_editing()
+        out.write("shapecheck eval: define shapes (x = (5, 1)), evaluate expressions, "
+                  ":help, :quit\n")
+    worst = EXIT_OK
+    while not calculator.done:
+        try:
+            if interactive:
+                line = input(">>> ")
+            else:
+                line = stdin.readline()
+                if not line:
+                    break
+        except EOFError:
+            if interactive:
+                out.write("\n")
+            break
+        except KeyboardInterrupt:
+            out.write("\n")
+            continue
+        worst = max(worst, calculator.handle(line, out, err))
+        out.flush()
+    if interactive:
+        _save_history()
+    return worst
+
+
+_HISTORY_FILE = "~/.shapecheck_history"
+
+
+def _enable_line_editing() -> None:
+    """readline gives input() line editing and history; absent on some platforms."""
+    try:
+        import os
+        import readline
+    except ImportError:
+        return
+    try:
+        readline.read_history_file(os.path.expanduser(_HISTORY_FILE))
+    except OSError:
+        pass
+    readline.set_history_length(1000)
+
+
+def _save_history() -> None:
+    try:
+        import os
+        import readline
+        readline.write_history_file(os.path.expanduser(_HISTORY_FILE))
+    except (ImportError, OSError):
+        pass

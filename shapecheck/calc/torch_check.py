@@ -1,0 +1,114 @@
+"""``--check-torch``: replays the interpreter's op calls on real torch tensors and compares verdicts.
+
+The interpreter decides which ops run on which operands; this only performs
+each recorded call with torch (imported here, only when asked).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from shapecheck.runtime import ops
+from shapecheck.runtime.dialects import Dialect
+from shapecheck.runtime.dims import shape_is_concrete
+from shapecheck.runtime.verdicts import ShapeError
+
+from .outcome import Confirmation
+
+TORCH_NUMEL_LIMIT = 10**6
+"""Larger operands are not allocated; the check is skipped for them."""
+
+
+class _Skip(Exception):
+    pass
+
+
+def _tensor(torch: Any, arg: ops.ArrayArg) -> Any:
+    if not shape_is_concrete(arg.shape):
+        raise _Skip("symbolic shapes")
+    if math.prod(arg.shape) > TORCH_NUMEL_LIMIT:
+        raise _Skip("arrays too large to allocate")
+    dtype = getattr(torch, arg.dtype or "float32", None)
+    if dtype is None:
+        raise _Skip(f"dtype {arg.dtype}")
+    generator = torch.Generator().manual_seed(0)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, arg.shape, generator=generator).bool()
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return torch.randint(0, 5, arg.shape, generator=generator).to(dtype)
+    # Random values keep linalg ops away from singular matrices (values are not the point).
+    return torch.randn(arg.shape, generator=generator).to(dtype)
+
+
+def _convert(torch: Any, value: Any) -> Any:
+    if isinstance(value, ops.ArrayArg):
+        return _tensor(torch, value)
+    if isinstance(value, tuple):
+        return tuple(_convert(torch, v) for v in value)
+    if isinstance(value, list):
+        return [_convert(torch, v) for v in value]
+    return value
+
+
+def _call(torch: Any, name: str, args: tuple, kwargs: dict) -> Any:
+    if name.startswith("torch."):
+        target: Any = torch
+        for part in name.split(".")[1:]:
+            target = getattr(target, part)
+        return target(*args, **kwargs)
+    if name == "__setitem__":
+        tensor, key, value = args
+        tensor[key] = value
+        return tensor
+    attribute = getattr(args[0], name)
+    return attribute(*args[1:], **kwargs) if callable(attribute) else attribute
+
+
+def _shape_of(torch: Any, value: Any) -> tuple | None:
+    if isinstance(value, torch.Tensor):
+        return tuple(value.shape)
+    if isinstance(value, (tuple, list)) and value and isinstance(value[0], torch.Tensor):
+        return tuple(value[0].shape)
+    return None
+
+
+def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation:
+    """Run each recorded call on torch; "confirmed" when shapes and error messages agree."""
+    if dialect.name != "torch":
+        return Confirmation("torch", "skipped", f"{dialect.name} is not today's torch")
+    try:
+        import torch
+    except ImportError:
+        return Confirmation("torch", "skipped", "torch is not installed")
+    import warnings
+
+    recorded = {call.trace_index: call for call in calls}
+    for index, step in enumerate(trace):
+        call = recorded.get(index)
+        if call is None:
+            return Confirmation("torch", "skipped", f"no op call recorded for {step.text}")
+        try:
+            args = tuple(_convert(torch, a) for a in call.args)
+            kwargs = {k: _convert(torch, v) for k, v in call.kwargs.items()}
+        except _Skip as why:
+            return Confirmation("torch", "skipped", str(why))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = _call(torch, call.name, args, kwargs)
+        except Exception as exc:  # torch's own refusal, whatever its class
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if isinstance(step.outcome, ShapeError):
+                if message.strip() == step.outcome.message.strip():
+                    return Confirmation("torch", "confirmed", "same error")
+                return Confirmation("torch", "disagrees", f"{step.text}: torch said {message!r}")
+            return Confirmation("torch", "disagrees", f"{step.text}: torch raised {message!r}")
+        if isinstance(step.outcome, ShapeError):
+            return Confirmation("torch", "disagrees",
+                                f"{step.text}: torch gave {_shape_of(torch, value)}, no error")
+        expected = tuple(step.outcome.shape) if step.outcome.outputs else None
+        got = _shape_of(torch, value)
+        if expected is not None and got != expected:
+            return Confirmation("torch", "disagrees", f"{step.text}: torch gave {got}")
+    return Confirmation("torch", "confirmed")
