@@ -1,0 +1,330 @@
+"""SC301-SC307: aliasing hazards (views, copies and in-place writes), with their proofs.
+
+Bad examples mark every reported line with ``# error: SCxxx``. An example
+that does not raise with the real library carries ``assert`` lines that
+state the surprising outcome (the base unchanged, the snapshot moved, the
+caller's array changed), so running it proves the hazard.
+"""
+
+from ..findings import Severity
+from .base import Example, RuleSpec
+
+WRITE_TO_COPY = RuleSpec(
+    code="SC301",
+    name="write-to-copy",
+    severity=Severity.ERROR,
+    summary="A write (setitem or an in-place method) into the result of advanced or boolean "
+            "indexing that is not itself the assignment's target: a[mask][0] = 1, "
+            "b[m][:, 0] = 1, x[[1, 3]].fill_(0).",
+    why="Advanced and boolean indexing return a new array. Only the outermost index of an "
+        "assignment writes into the original (a[mask] = 1 calls a.__setitem__); a chained index "
+        "first copies, then writes into the copy, which is dropped at once. The code runs and "
+        "the original is unchanged.",
+    bad=(Example("import numpy as np\n"
+                 "a = np.zeros(5)\n"
+                 "mask = a == 0\n"
+                 "a[mask][0] = 1  # error: SC301\n"
+                 "assert (a == 0).all()  # the write went into a temporary copy\n"),
+         Example("import numpy as np\n"
+                 "b = np.zeros((4, 3))\n"
+                 "m = np.array([True, False, True, False])\n"
+                 "b[m][:, 0] = 1  # error: SC301\n"
+                 "assert b.sum() == 0\n"),
+         Example("import torch\n"
+                 "x = torch.zeros(5)\n"
+                 "x[[1, 3]].fill_(7)  # error: SC301\n"
+                 "assert (x == 0).all()\n", library="torch")),
+    good=(Example("import numpy as np\n"
+                  "a = np.zeros(5)\n"
+                  "mask = a == 0\n"
+                  "a[mask] = 1\n"
+                  "b = np.zeros((4, 3))\n"
+                  "b[[0, 2], 0] = 1\n"
+                  "picked = b[[1, 3]]\n"
+                  "picked[0] = 5\n"
+                  "v = a[1:3]\n"
+                  "v[0] = 9\n"
+                  "assert picked[0, 0] == 5 and a[1] == 9 and b[0, 0] == 1\n"),
+          Example("import torch\n"
+                  "x = torch.zeros(5)\n"
+                  "x[[1, 3]] = 7\n"
+                  "x[1:3].fill_(2)\n"
+                  "assert x.tolist() == [0.0, 2.0, 2.0, 7.0, 0.0]\n", library="torch")),
+    fix="Index once, so the assignment's own __setitem__ does the write: a[np.flatnonzero(mask)[0]] "
+        "= 1, b[m, 0] = 1, x[[1, 3]] = 0.",
+)
+
+WRITE_TO_BROADCAST_VIEW = RuleSpec(
+    code="SC302",
+    name="write-to-broadcast-view",
+    severity=Severity.ERROR,
+    summary="An in-place write into a view whose elements repeat (torch expand / broadcast_to, "
+            "np.broadcast_arrays) or that NumPy marks read-only (np.broadcast_to, diagonal).",
+    why="A broadcast view reaches one stored element at several indices: torch refuses in-place "
+        "ops on it (\"more than one element of the written-to tensor refers to a single memory "
+        "location\") and an indexed write silently changes every row; NumPy marks broadcast_to "
+        "and diagonal results read-only (\"assignment destination is read-only\") and warns when "
+        "a broadcast_arrays result is written.",
+    bad=(Example("import numpy as np\n"
+                 "m = np.zeros((3, 3))\n"
+                 "d = m.diagonal()\n"
+                 "d += 1  # error: SC302\n"),
+         Example("import numpy as np\n"
+                 "row = np.arange(3.0)\n"
+                 "grid = np.broadcast_to(row, (4, 3))\n"
+                 "grid[0, 0] = 5  # error: SC302\n"),
+         Example("import torch\n"
+                 "x = torch.zeros(3, 1)\n"
+                 "e = x.expand(3, 4)\n"
+                 "e.add_(1)  # error: SC302\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.zeros(1, 4)\n"
+                 "e = x.expand(3, 4)\n"
+                 "e[0, 0] = 1  # error: SC302\n"
+                 "assert e[:, 0].tolist() == [1.0, 1.0, 1.0]  # every row changed\n",
+                 library="torch"),
+         Example("import numpy as np\n"
+                 "a, b = np.broadcast_arrays(np.zeros(3), np.zeros((2, 3)))\n"
+                 "a[0, 0] = 1  # error: SC302\n"
+                 "assert a[1, 0] == 1  # the other row changed too\n")),
+    good=(Example("import numpy as np\n"
+                  "m = np.zeros((3, 3))\n"
+                  "np.fill_diagonal(m, 1)\n"
+                  "d = m.diagonal().copy()\n"
+                  "d += 1\n"
+                  "grid = np.broadcast_to(np.arange(3.0), (4, 3)).copy()\n"
+                  "grid[0, 0] = 5\n"
+                  "assert m[0, 0] == 1 and grid[1, 0] == 0\n"),
+          Example("import torch\n"
+                  "x = torch.zeros(3, 1)\n"
+                  "e = x.expand(3, 4).clone()\n"
+                  "e.add_(1)\n"
+                  "d = torch.zeros(3, 3).diagonal()\n"
+                  "d.add_(1)\n"
+                  "assert e.sum() == 12\n", library="torch")),
+    fix="Materialize the view first (.copy() / .clone() / .contiguous() after expand), or write "
+        "into the array the view was taken from (np.fill_diagonal).",
+)
+
+OVERLAPPING_INPLACE = RuleSpec(
+    code="SC303",
+    name="overlapping-inplace",
+    severity=Severity.ERROR,
+    summary="An in-place torch op whose input is a different, overlapping view of the memory it "
+            "writes: a[1:] = a[:-1], m += m.T, x.add_(x.t()), x.sub_(x[0]).",
+    why="The op would read elements it has already overwritten, so the result would depend on "
+        "the order of the loop. torch refuses (\"unsupported operation: some elements of the "
+        "input tensor and the written-to tensor refer to a single memory location\"). NumPy "
+        "detects the overlap and copies the input first, so NumPy code is not reported. "
+        "The very same view (x += x) is fine.",
+    bad=(Example("import torch\n"
+                 "a = torch.arange(5.0)\n"
+                 "a[1:] = a[:-1]  # error: SC303\n", library="torch"),
+         Example("import torch\n"
+                 "m = torch.ones(3, 3)\n"
+                 "m += m.T  # error: SC303\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.ones(3, 3)\n"
+                 "x.add_(x.t())  # error: SC303\n", library="torch")),
+    good=(Example("import torch\n"
+                  "a = torch.arange(5.0)\n"
+                  "a[1:] = a[:-1].clone()\n"
+                  "m = torch.ones(3, 3)\n"
+                  "m = m + m.T\n"
+                  "m += m\n"
+                  "b = torch.arange(2.0)\n"
+                  "b[1:] = b[:-1]\n"
+                  "assert a.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0] and b.tolist() == [0.0, 0.0]\n",
+                  library="torch"),
+          Example("import numpy as np\n"
+                  "a = np.arange(5.0)\n"
+                  "a[1:] = a[:-1]\n"
+                  "m = np.ones((3, 3))\n"
+                  "m += m.T\n"
+                  "assert a.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0]\n")),
+    fix="Clone the input (a[1:] = a[:-1].clone()) or write out of place (m = m + m.T).",
+)
+
+STALE_ALIAS = RuleSpec(
+    code="SC304",
+    name="stale-alias",
+    severity=Severity.WARNING,
+    summary="A name bound to an alias or view of an array as if it were a copy (old = x, "
+            "prev = w[:], np.asarray(x), x.detach()); the array is then changed in place and the "
+            "alias is read afterwards, seeing the new values.",
+    why="Assignment never copies an array, and a full slice, np.asarray of an array or "
+        "detach() share memory. The classic x_old = x convergence check compares x with itself "
+        "once x is updated with -=, so the loop 'converges' at once or never.",
+    bad=(Example("import numpy as np\n"
+                 "x = np.ones(4)\n"
+                 "for step in range(10):\n"
+                 "    x_old = x  # error: SC304\n"
+                 "    x -= 0.1 * x\n"
+                 "    change = np.abs(x - x_old).max()\n"
+                 "    assert change == 0.0  # always 'converged'\n"),
+         Example("import numpy as np\n"
+                 "w = np.zeros(3)\n"
+                 "prev = w[:]  # error: SC304\n"
+                 "w += 1\n"
+                 "assert (prev == w).all()  # the snapshot moved with w\n"),
+         Example("import torch\n"
+                 "w = torch.ones(3)\n"
+                 "prev = w.detach()  # error: SC304\n"
+                 "w.mul_(2)\n"
+                 "assert torch.equal(prev, w)\n", library="torch")),
+    good=(Example("import numpy as np\n"
+                  "x = np.ones(4)\n"
+                  "for step in range(10):\n"
+                  "    x_old = x.copy()\n"
+                  "    x -= 0.1 * x\n"
+                  "    change = np.abs(x - x_old).max()\n"
+                  "y = np.ones(3)\n"
+                  "y_old = y\n"
+                  "y = y * 0.5\n"
+                  "v = x[0:2]\n"
+                  "v[:] = 0\n"
+                  "total = x.sum()\n"
+                  "assert (y_old == 1).all() and change > 0 and x[0] == 0\n"),),
+    fix="Take a real copy: x_old = x.copy() (NumPy) or x_old = x.clone() (torch).",
+)
+
+ARGUMENT_MUTATION = RuleSpec(
+    code="SC305",
+    name="argument-mutation",
+    severity=Severity.WARNING,
+    summary="A function changes, in place, an array its caller passed in, and the caller reads "
+            "that array after the call. Reported at the in-place line and at the call.",
+    why="NumPy arrays and tensors are passed by reference: v /= v.sum() inside a function "
+        "rescales the caller's array too. Functions named or documented as in-place (fill_*, "
+        "update*, trailing underscore, an out= style parameter, a docstring saying so) are not "
+        "reported.",
+    bad=(Example("import numpy as np\n"
+                 "\n"
+                 "def normalize(v):\n"
+                 "    v /= v.sum()  # error: SC305\n"
+                 "    return v\n"
+                 "\n"
+                 "counts = np.array([1.0, 3.0])\n"
+                 "probs = normalize(counts)  # error: SC305\n"
+                 "assert counts[0] == 0.25  # the caller's counts changed\n"),
+         Example("import torch\n"
+                 "\n"
+                 "def clip(t):\n"
+                 "    t.clamp_(0, 1)  # error: SC305\n"
+                 "    return t.mean()\n"
+                 "\n"
+                 "acts = torch.tensor([-1.0, 0.5, 2.0])\n"
+                 "m = clip(acts)  # error: SC305\n"
+                 "assert acts.tolist() == [0.0, 0.5, 1.0]\n", library="torch")),
+    good=(Example("import numpy as np\n"
+                  "\n"
+                  "def normalize(v):\n"
+                  "    v = v / v.sum()\n"
+                  "    return v\n"
+                  "\n"
+                  "def fill_ones(out):\n"
+                  "    out[:] = 1\n"
+                  "\n"
+                  "counts = np.array([1.0, 3.0])\n"
+                  "probs = normalize(counts)\n"
+                  "buf = np.zeros(2)\n"
+                  "fill_ones(buf)\n"
+                  "assert counts[0] == 1.0 and buf[0] == 1.0\n"),),
+    fix="Work on a copy inside the function (v = v / v.sum()), or pass a copy at the call.",
+)
+
+LAYOUT_DEPENDENT_ALIAS = RuleSpec(
+    code="SC306",
+    name="layout-dependent-alias",
+    severity=Severity.WARNING,
+    summary="An in-place write through the result of reshape, ravel, torch flatten or "
+            "astype(copy=False), which is a view for some memory layouts and a copy for others, "
+            "when the original is used afterwards; torch .view() on a tensor known to be "
+            "non-contiguous (after .t(), .transpose(), .permute()).",
+    why="reshape returns a view when the strides allow it and a copy otherwise, so whether the "
+        "write reaches the original depends on how the caller's array was made (a transposed "
+        "or sliced input silently loses the write). torch's .view() never copies and raises "
+        "\"view size is not compatible with input tensor's size and stride\" instead.",
+    bad=(Example("import numpy as np\n"
+                 "\n"
+                 "def zero_first(x):\n"
+                 "    flat = x.reshape(-1)\n"
+                 "    flat[0] = 0  # error: SC306\n"
+                 "    return x\n"
+                 "\n"
+                 "assert zero_first(np.ones((2, 3)))[0, 0] == 0  # a view: the write lands\n"
+                 "assert zero_first(np.ones((3, 2)).T)[0, 0] == 1  # a copy: the write is lost\n"),
+         Example("import torch\n"
+                 "x = torch.zeros(2, 3)\n"
+                 "y = x.t().view(-1)  # error: SC306\n", library="torch")),
+    good=(Example("import numpy as np\n"
+                  "\n"
+                  "def zero_first(x):\n"
+                  "    flat = x.reshape(-1).copy()\n"
+                  "    flat[0] = 0\n"
+                  "    return flat\n"
+                  "\n"
+                  "a = np.zeros((2, 3))\n"
+                  "flat = a.reshape(-1)\n"
+                  "flat[0] = 1\n"
+                  "assert a[0, 0] == 1 and zero_first(a)[0] == 0\n"),
+          Example("import torch\n"
+                  "x = torch.zeros(2, 3)\n"
+                  "y = x.t().reshape(-1)\n"
+                  "z = x.t().contiguous().view(-1)\n"
+                  "assert y.shape == z.shape\n", library="torch")),
+    fix="Write into the original explicitly (x.flat[0] = 0, x[...] = ...), or copy on purpose; "
+        "in torch use .reshape() or .contiguous().view().",
+)
+
+AUTOGRAD_INPLACE = RuleSpec(
+    code="SC307",
+    name="autograd-inplace",
+    severity=Severity.ERROR,
+    summary="In-place on a leaf tensor that requires grad (requires_grad=True, nn.Parameter) "
+            "outside torch.no_grad(); in-place on a tensor autograd saved for backward (the "
+            "output of sigmoid, tanh, exp, relu, softmax, ...) before .backward().",
+    why="autograd refuses to modify a leaf that requires grad in place (\"a leaf Variable that "
+        "requires grad is being used in an in-place operation.\"). Ops whose gradient is "
+        "computed from their output save that output; changing it in place makes backward() "
+        "fail (\"one of the variables needed for gradient computation has been modified by an "
+        "inplace operation\").",
+    bad=(Example("import torch\n"
+                 "w = torch.zeros(3, requires_grad=True)\n"
+                 "w += 1  # error: SC307\n", library="torch"),
+         Example("import torch\n"
+                 "w = torch.nn.Parameter(torch.ones(2, 2))\n"
+                 "w[0, 0] = 0  # error: SC307\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.ones(3, requires_grad=True)\n"
+                 "y = torch.sigmoid(x)\n"
+                 "y.mul_(2)  # error: SC307\n"
+                 "y.sum().backward()\n", library="torch"),
+         Example("import torch\n"
+                 "import torch.nn.functional as F\n"
+                 "x = torch.randn(4, requires_grad=True)\n"
+                 "h = F.relu(x)\n"
+                 "h[0] = 0  # error: SC307\n"
+                 "loss = (h * 3).sum()\n"
+                 "loss.backward()\n", library="torch")),
+    good=(Example("import torch\n"
+                  "w = torch.zeros(3, requires_grad=True)\n"
+                  "with torch.no_grad():\n"
+                  "    w += 1\n"
+                  "x = torch.ones(3, requires_grad=True)\n"
+                  "y = torch.sigmoid(x)\n"
+                  "z = y * 2\n"
+                  "z.sum().backward()\n"
+                  "h = x * 2\n"
+                  "h.add_(1)\n"
+                  "h.sum().backward()\n"
+                  "assert w[0] == 1\n", library="torch"),),
+    fix="Update parameters inside torch.no_grad() (or through .data); write out of place "
+        "(y = y * 2) on values autograd needs.",
+)
+
+ALIAS_RULES = {spec.code: spec for spec in (
+    WRITE_TO_COPY, WRITE_TO_BROADCAST_VIEW, OVERLAPPING_INPLACE, STALE_ALIAS, ARGUMENT_MUTATION,
+    LAYOUT_DEPENDENT_ALIAS, AUTOGRAD_INPLACE)}
+
+RULES = tuple(ALIAS_RULES.values())

@@ -1,0 +1,251 @@
+"""Abstract values the interpreter computes for expressions: arrays, ints, tuples, or unknown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Union
+
+from ..runtime.dims import UNKNOWN, Dim, eq
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value's shape came from, for messages: ``x from line 4``.
+
+    ``line`` is 0 while only the source node is known; the interpreter
+    resolves positions lazily, when a message needs them.
+    """
+
+    line: int
+    what: str
+    node: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """Provenance of a reduction without keepdims: the input shape and the (normalized) axis."""
+
+    shape: tuple
+    axis: int
+
+
+@dataclass(frozen=True)
+class AbstractArray:
+    """A numpy array or torch tensor as far as the source tells.
+
+    shape is None when even the rank is unknown; ``tail`` then keeps the
+    trailing dims that are known (jaxtyping ``"*batch d"``). ``explicit_axis``
+    marks arrays carrying a size-1 axis the code inserted on purpose (None
+    index, unsqueeze, expand_dims, keepdims), so the outer products they
+    create are not findings. ``reduced`` records a reduction without
+    keepdims (SC103). ``alias`` is reserved for the aliasing analysis.
+    """
+
+    shape: tuple | None
+    dtype: str | None
+    library: str  # "numpy" or "torch"
+    origin: Origin | None = None
+    tail: tuple = ()
+    explicit_axis: bool = False
+    reduced: Reduction | None = None
+    requires_grad: bool = False
+    alias: Any = None
+
+    @property
+    def ndim(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    def with_shape(self, shape: tuple | None, **changes: Any) -> "AbstractArray":
+        changes.setdefault("tail", ())
+        return replace(self, shape=None if shape is None else tuple(shape), **changes)
+
+    def derived(self, shape: tuple | None, origin: Origin | None, **changes: Any) -> "AbstractArray":
+        """A new array computed from this one: provenance flags reset unless given."""
+        base = dict(shape=None if shape is None else tuple(shape), origin=origin, tail=(),
+                    explicit_axis=False, reduced=None, alias=None)
+        base.update(changes)
+        return replace(self, **base)
+
+
+@dataclass(frozen=True)
+class UnknownValue:
+    """Anything the analyzer does not understand. Never produces a finding."""
+
+    def __repr__(self) -> str:
+        return "Unknown"
+
+
+UNKNOWN_VALUE = UnknownValue()
+
+
+@dataclass(frozen=True)
+class IntValue:
+    """A Python int: constant, symbolic (``B``) or unknown (``?``)."""
+
+    value: Dim
+
+
+@dataclass(frozen=True)
+class ConstValue:
+    """Another Python constant: float, str, bool, None, Ellipsis."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class TupleValue:
+    """A tuple or list literal (or a shape); ``is_list`` for lists."""
+
+    items: tuple
+    is_list: bool = False
+
+
+@dataclass(frozen=True)
+class SliceValue:
+    start: Any
+    stop: Any
+    step: Any
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """A name that resolves to a numpy/torch module, function or class: ``numpy.linalg.solve``."""
+
+    qualname: str
+
+    def attr(self, name: str) -> "ModuleRef":
+        return ModuleRef(f"{self.qualname}.{name}")
+
+    @property
+    def library(self) -> str:
+        return self.qualname.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class DtypeValue:
+    name: str | None
+
+
+@dataclass(frozen=True)
+class GeneratorValue:
+    """``np.random.default_rng()``: its methods create arrays like np.random's."""
+
+    library: str = "numpy"
+
+
+@dataclass(frozen=True)
+class LayerValue:
+    """A torch.nn layer built from constant arguments: ``Linear(64, 10)``."""
+
+    kind: str
+    args: tuple = ()
+    kwargs: tuple = ()
+    layers: tuple = ()  # Sequential's children
+
+    def kw(self, name: str, position: int | None = None, default: Any = UNKNOWN_VALUE) -> Any:
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        if position is not None and position < len(self.args):
+            return self.args[position]
+        return default
+
+
+@dataclass(frozen=True, eq=False)
+class FunctionValue:
+    """A function or method defined in the analyzed file; ``scope`` is its closure."""
+
+    node: Any = field(repr=False)
+    scope: Any = field(repr=False)
+    name: str = ""
+    owner: Any = field(default=None, repr=False)  # ClassValue for methods
+
+
+@dataclass(frozen=True, eq=False)
+class ClassValue:
+    node: Any = field(repr=False)
+    name: str = ""
+    scope: Any = field(default=None, repr=False)
+    members: dict = field(default_factory=dict, repr=False)
+    is_nn_module: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceValue:
+    """An instance of a class from the file; ``attrs`` collects ``self.x = ...``."""
+
+    cls: ClassValue
+    attrs: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    function: FunctionValue
+    self_value: Any
+
+
+Value = Union[AbstractArray, UnknownValue, IntValue, ConstValue, TupleValue, SliceValue, ModuleRef,
+              DtypeValue, GeneratorValue, LayerValue, FunctionValue, ClassValue, InstanceValue,
+              BoundMethod]
+
+
+def join_dims(a: Dim, b: Dim) -> Dim:
+    return a if eq(a, b) is True else UNKNOWN
+
+
+def join_values(a: Value, b: Value) -> Value:
+    """The value a name has after two control-flow paths meet: what both agree on."""
+    if a is b or a == b:
+        return a
+    if isinstance(a, AbstractArray) and isinstance(b, AbstractArray):
+        if a.library != b.library:
+            return UNKNOWN_VALUE
+        if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+            shape = None
+        else:
+            shape = tuple(join_dims(x, y) for x, y in zip(a.shape, b.shape))
+        return AbstractArray(shape=shape, dtype=a.dtype if a.dtype == b.dtype else None,
+                             library=a.library, origin=a.origin if a.origin == b.origin else None,
+                             explicit_axis=a.explicit_axis and b.explicit_axis,
+                             reduced=a.reduced if a.reduced == b.reduced else None,
+                             requires_grad=a.requires_grad or b.requires_grad)
+    if isinstance(a, IntValue) and isinstance(b, IntValue):
+        return IntValue(join_dims(a.value, b.value))
+    if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
+        return TupleValue(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.is_list)
+    if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls:
+        return a
+    return UNKNOWN_VALUE
+
+
+def dims_of(value: Value) -> tuple | None:
+    """A tuple of dims from a shape-like value: ``(B, 3)``, ``[4]``, ``5``; None if not one."""
+    if isinstance(value, IntValue):
+        return (value.value,)
+    if isinstance(value, TupleValue):
+        out = []
+        for item in value.items:
+            if not isinstance(item, IntValue):
+                return None
+            out.append(item.value)
+        return tuple(out)
+    return None
+
+
+def known_int(value: Value) -> int | None:
+    """The int a value surely is, or None."""
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return value.value
+    return None
+
+
+def shape_value(shape: tuple) -> TupleValue:
+    return TupleValue(tuple(IntValue(d) for d in shape))
+
+
+__all__ = [
+    "Origin", "Reduction", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
+    "ConstValue", "TupleValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
+    "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
+    "join_values", "join_dims", "dims_of", "known_int", "shape_value",
+]
