@@ -2230,18 +2230,6 @@ def _index_arg(value: Value) -> Any:
     return _FAIL
 
 
-def _advanced_indexing_trusted() -> bool:
-    """Does the runtime place integer-array index dims correctly? (x[[0, 1]] on (3,) is (2,).)"""
-    try:
-        return tuple(rt_indexing.index((3,), (rt_indexing.ArrayIndex((2,), "int64"),),
-                                       dialect=NUMPY).shape) == (2,)
-    except Exception:
-        return False
-
-
-_ADVANCED_OK = _advanced_indexing_trusted()
-
-
 def _rule_index_items(key: Any) -> tuple | None:
     """Index items for runtime.rules.indexing; None when they cannot be trusted or built."""
     parts = key if isinstance(key, tuple) else (key,)
@@ -2254,8 +2242,6 @@ def _rule_index_items(key: Any) -> tuple | None:
         elif isinstance(part, slice):
             items.append(rt_indexing.SliceIndex(part.start, part.stop, part.step))
         elif isinstance(part, rt_ops.ArrayArg):
-            if part.dtype != "bool" and not _ADVANCED_OK:
-                return None
             items.append(rt_indexing.ArrayIndex(tuple(part.shape), part.dtype))
         elif isinstance(part, bool):
             return None
