@@ -896,6 +896,9 @@ def _torch_permute(x: np.ndarray, *dims: Any) -> np.ndarray:
 
 def _torch_reduce(fn: Callable[..., Any]) -> Callable[..., Any]:
     def run(x: np.ndarray, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+        # torch also accepts NumPy's spellings axis= and keepdims=.
+        dim = kwargs.get("axis", dim)
+        keepdim = kwargs.get("keepdims", keepdim)
         axis = tuple(dim) if isinstance(dim, list) else dim
         return fn(x, axis=axis, keepdims=keepdim)
     return run

@@ -338,3 +338,15 @@ def test_torch_legacy_falls_back_to_flat_operands_where_torch_now_refuses():
     assert legacy[0].value.values().tolist() == [0.0, 2.0, 4.0, 6.0]
     pytest.importorskip("torch")
     assert_conforms(steps, "torch")  # today's torch refuses both with its own words
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"dim": 0, "keepdim": True}, {"axis": 0, "keepdims": True}, {"axis": 1}, {"dim": (0, 1)},
+])
+def test_torch_reductions_accept_numpy_keyword_spellings_like_torch(kwargs):
+    torch = pytest.importorskip("torch")
+    from shapecheck.runtime.dialects import TORCH
+
+    results = Engine(TORCH).run([Step.array((5, 3)), Step("sum", (Ref(0),), kwargs)])
+    assert results[1].error is None
+    assert tuple(results[1].value.shape) == tuple(torch.zeros(5, 3).sum(**kwargs).shape)
