@@ -16,17 +16,7 @@ import time
 
 EXPRESSION = ["x+y", "-s", "x=3,1", "-s", "y=4"]
 EVAL = [sys.executable, "-m", "shapecheck", "eval", *EXPRESSION]
-# Until cli.py calls register(), the same command through a typer app of its own.
-EVAL_UNWIRED = [sys.executable, "-c",
-                "import sys, typer; from shapecheck.calc.command import register; "
-                "app = typer.Typer(pretty_exceptions_enable=False); register(app); "
-                "app.command('noop')(lambda: None); app()", "eval", *EXPRESSION]
 TORCH = [sys.executable, "-c", "import torch"]
-# The same calculator entered without the typer app: what cli.main() would pay if it
-# dispatched "eval" before building typer (typer 0.29 imports pydantic on every call).
-EVAL_DIRECT = [sys.executable, "-c",
-               "import sys; from shapecheck.calc.arguments import main; sys.exit(main(sys.argv[1:]))",
-               *EXPRESSION]
 
 
 def wall_time(command: list[str]) -> float:
@@ -43,29 +33,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
-    command = EVAL
-    probe = subprocess.run(EVAL, capture_output=True, text=True)
-    if probe.returncode != 0 and "No such command" in probe.stderr:
-        print("note: `shapecheck eval` is not wired into cli.py yet; timing register() on a "
-              "typer app of its own")
-        command = EVAL_UNWIRED
-    wall_time(command)  # warm the file cache and the bytecode cache for both
+    wall_time(EVAL)  # warm the file cache and the bytecode cache for both
     wall_time(TORCH)
-    eval_times, torch_times, direct_times = [], [], []
+    eval_times, torch_times = [], []
     for _ in range(runs):
-        eval_times.append(wall_time(command))
+        eval_times.append(wall_time(EVAL))
         torch_times.append(wall_time(TORCH))
-        direct_times.append(wall_time(EVAL_DIRECT))
     eval_median = statistics.median(eval_times)
     torch_median = statistics.median(torch_times)
-    direct_median = statistics.median(direct_times)
     print(f"shapecheck eval \"x+y\" -s x=3,1 -s y=4 : median {eval_median * 1000:7.0f} ms "
           f"over {runs} runs")
     print(f"python -c \"import torch\"               : median {torch_median * 1000:7.0f} ms "
           f"over {runs} runs")
     print(f"ratio (torch / eval): {torch_median / eval_median:.1f}x  (target: at least 4x)")
-    print(f"for reference, the calculator without the typer app: median "
-          f"{direct_median * 1000:.0f} ms, ratio {torch_median / direct_median:.1f}x")
 
 
 if __name__ == "__main__":

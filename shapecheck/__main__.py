@@ -1,6 +1,6 @@
 """``python -m shapecheck`` runs the command line."""
 
-from shapecheck.cli import main
+from shapecheck.entry import main
 
 if __name__ == "__main__":
     main()

@@ -88,15 +88,6 @@ _register_eval(app)
 def main(argv: list[str] | None = None) -> int:
     """Entry point: a usage error is one line on stderr and exit code 2, never a traceback."""
     args = argv if argv is not None else sys.argv[1:]
-    if args[:1] == ["eval"]:
-        # The calculator parses its own options; skipping typer's command
-        # building keeps its start-up short (measured by benchmarks/eval_startup.py).
-        from .calc.arguments import main as eval_main
-
-        code = eval_main(list(args[1:]))
-        if argv is None:
-            sys.exit(code)
-        return code
     command = typer.main.get_command(app)
     try:
         code = command.main(args=args, prog_name="shapecheck",
