@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 import libcst as cst
+import numpy as np
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..runtime import ops
@@ -67,6 +68,7 @@ class Ref:
     binder: str | None = None  # the name this ref was bound to, for snapshots
     mask: bool = False  # a boolean array: indexing with it is always advanced
     repeats: bool = False  # this view, or one it was taken from, certainly repeats elements
+    contiguous: bool = False  # certainly C-contiguous (a freshly made array), sizes known or not
 
     @property
     def library(self) -> str | None:
@@ -111,12 +113,15 @@ class Write:
 
 @dataclass
 class State:
+    """What one program point knows: bindings, write counts, and hazards waiting for a read."""
+
     env: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
     writes: dict = field(default_factory=dict)  # root id -> tuple[Write, ...]
     modified_saved: dict = field(default_factory=dict)  # root id -> in-place node
-    pending_call: dict = field(default_factory=dict)  # root id -> (call node, callee node, name)
-    pending_maybe: dict = field(default_factory=dict)  # root id -> (write node, writer name, text)
+    # root id -> (call node, in-place node in the callee, callee name, parameter name)
+    pending_call: dict = field(default_factory=dict)
+    pending_maybe: dict = field(default_factory=dict)  # root id -> (write node, writer, view)
 
     def copy(self) -> "State":
         return State(dict(self.env), dict(self.versions), dict(self.writes),
@@ -137,8 +142,9 @@ def _join(a: State, b: State) -> State:
 # --------------------------------------------------------------------------
 # vocabulary
 
-_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "elu",
-                           "sqrt", "rsqrt", "exp2", "expm1", "hardtanh", "relu6", "silu_never"})
+# Ops whose backward reads their own output (checked against torch in the tests).
+_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
+                           "rsqrt", "exp2", "expm1"})
 _TORCH_NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 _NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
                                     "setfield"})
@@ -154,9 +160,14 @@ _CREATORS = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "rando
                        "linspace", "array", "tensor", "zeros_like", "ones_like", "empty_like",
                        "full_like", "rand_like", "randn_like", "identity", "randint",
                        "standard_normal", "uniform", "normal"})
+_ALLOCATORS = frozenset({"zeros", "empty", "full", "zeros_like", "empty_like",
+                         "full_like"})
+# Attributes of the numpy namespace that no ndarray has: a parameter used with one of them is
+# an array-API namespace (``xp``), not an array.
+_NAMESPACE_ONLY = frozenset(n for n in dir(np) if not n.startswith("_")) - frozenset(dir(np.ndarray))
 _RAISES_CONTEXTS = ("raises", "assert_raises", "assertRaises", "warns", "assert_warns",
                     "assertWarns", "assert_raises_regex", "assertRaisesRegex", "deprecated_call")
-_NO_GRAD = ("torch.no_grad", "torch.inference_mode", "torch.enable_grad_never")
+_NO_GRAD = ("torch.no_grad", "torch.inference_mode")
 
 
 class AliasAnalysis:
@@ -177,13 +188,18 @@ class AliasAnalysis:
         self.state = State()
         self.globals: dict[str, Any] = {}
         self.ids = itertools.count(1)
-        self.quiet = 0
+        self.quiet = 0  # inside pytest.raises and the like: every failure is expected
+        self.handled = 0  # inside a try whose handlers catch ValueError / RuntimeError
         self.no_grad = 0
+        self.loop_depth = 0
+        self.namespace_hits: set[int] = set()
         self.function_stack: list[dict] = []  # per function: param index -> in-place node
         self.summaries: dict[int, dict] = {}
         self.in_progress: set[int] = set()
         self.functions: list[Func] = []
-        self.steps = 0
+        self.root_names: dict[int, str] = {}
+        self.statement_calls: set[int] = set()  # calls whose result is thrown away
+        self.workspaces: set[int] = set()  # roots allocated empty/zeros: buffers to be filled
 
     # ------------------------------------------------------------------ driver
 
@@ -221,7 +237,7 @@ class AliasAnalysis:
 
     def report(self, code: str, node: cst.CSTNode, message: str,
                related: tuple[tuple[str, int], ...] = ()) -> None:
-        if self.quiet:
+        if self.quiet or (self.handled and code in _RAISING_CODES):
             return
         spec = self.specs[code]
         span = self.span(node)
@@ -243,7 +259,11 @@ class AliasAnalysis:
         root = self.new_root(name, library, leaf_grad=leaf_grad, saved_op=saved_op)
         layout = Layout.contiguous(shape) if _concrete(shape) else None
         return Ref(root, "base", shape, layout, grad=grad or leaf_grad,
-                   deps=deps | {root.id})
+                   deps=deps | {root.id}, contiguous=True)
+
+    def name_of(self, root: Root) -> str:
+        """The name a storage was first bound to (or the op that made it)."""
+        return self.root_names.get(root.id, root.name)
 
     def dialect(self, library: str | None) -> Dialect:
         return self.torch_dialect if library == "torch" else self.numpy_dialect
@@ -269,7 +289,7 @@ class AliasAnalysis:
         if root.leaf_grad and not self.no_grad:
             self.report("SC307", node,
                         f"in-place {op} on {'a view of ' if target.kind != 'base' else ''}"
-                        f"leaf tensor {root.name!r}, which requires grad: torch raises "
+                        f"leaf tensor {self.name_of(root)!r}, which requires grad: torch raises "
                         "\"a leaf Variable that requires grad is being used in an in-place "
                         "operation.\"; wrap it in torch.no_grad() or write out of place")
         if target.kind == "maybe" and writer is not None:
@@ -278,7 +298,7 @@ class AliasAnalysis:
     def check_write_target(self, target: Ref, node: cst.CSTNode, op: str) -> None:
         if target.kind == "readonly":
             self.report("SC302", node,
-                        f"{op} into a read-only view of {target.root.name!r} (diagonal or "
+                        f"{op} into a read-only view of {self.name_of(target.root)!r} (diagonal or "
                         "broadcast_to): numpy raises \"assignment destination is read-only\"; "
                         "copy it first")
         elif target.kind == "repeated" and target.repeats:
@@ -287,7 +307,7 @@ class AliasAnalysis:
                   "whole row)" if target.library == "torch" else \
                   "numpy writes every element that shares the memory (and warns)"
             self.report("SC302", node,
-                        f"{op} into a broadcast view of {target.root.name!r} with shape "
+                        f"{op} into a broadcast view of {self.name_of(target.root)!r} with shape "
                         f"{_fmt(target.shape)} in which elements repeat: {lib}; "
                         "materialize it with .clone()/.copy() first")
 
@@ -302,7 +322,7 @@ class AliasAnalysis:
         if status != "partial":
             return
         self.report("SC303", node,
-                    f"in-place write into {_fmt(written.shape)} view of {written.root.name!r} "
+                    f"in-place write into {_fmt(written.shape)} view of {self.name_of(written.root)!r} "
                     f"reads an overlapping different view {_fmt(read.shape)} of the same memory: "
                     "torch raises \"unsupported operation: some elements of the input tensor and "
                     "the written-to tensor refer to a single memory location\"; .clone() the input")
@@ -319,7 +339,7 @@ class AliasAnalysis:
                 where = self.line(w.node)
                 self.report("SC304", ref.snapshot_node,
                             f"{ref.snapshot!r} binds an alias, not a copy, of "
-                            f"{ref.root.name!r}; it is modified in place at line {where} and "
+                            f"{self.name_of(ref.root)!r}; it is modified in place at line {where} and "
                             f"{name!r} is read at line {self.line(node)}, seeing the new values; "
                             "take a copy (.copy() / .clone())",
                             related=((self.path, where),))
@@ -342,11 +362,11 @@ class AliasAnalysis:
             write_node, writer, target = maybe
             st.pending_maybe.pop(rid)
             self.report("SC306", write_node,
-                        f"{writer!r} may be a view or a copy of {ref.root.name!r} depending on "
+                        f"{writer!r} may be a view or a copy of {self.name_of(ref.root)!r} depending on "
                         "its memory layout (reshape/ravel/flatten/astype(copy=False)); this "
-                        f"in-place write reaches {ref.root.name!r} (read at line "
+                        f"in-place write reaches {self.name_of(ref.root)!r} (read at line "
                         f"{self.line(node)}) only when it is a view; write into "
-                        f"{ref.root.name!r} explicitly or take a copy",
+                        f"{self.name_of(ref.root)!r} explicitly or take a copy",
                         related=((self.path, self.line(node)),))
 
     # ------------------------------------------------------------------ statements
@@ -356,7 +376,6 @@ class AliasAnalysis:
             self.exec_stmt(stmt)
 
     def exec_stmt(self, stmt: cst.CSTNode) -> None:
-        self.steps += 1
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self.exec_small(small)
@@ -367,6 +386,8 @@ class AliasAnalysis:
 
     def exec_small(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Expr):
+            if isinstance(node.value, cst.Call):
+                self.statement_calls.add(id(node.value))
             self.eval(node.value)
         elif isinstance(node, cst.Assign):
             value = self.eval(node.value)
@@ -430,20 +451,33 @@ class AliasAnalysis:
             self.exec_block(node.orelse.body.body)
 
     def loop(self, enter, body) -> None:
-        """Twice through the body: the second pass sees what the first left for the next iteration."""
+        """Twice through the body: the second pass sees what the first left for the next iteration.
+
+        Deeply nested loops run once per level past the third, so the walk stays linear.
+        """
         before = self.state.copy()
-        for _ in range(2):
-            enter()
-            self.exec_block(body)
-        self.state = _join(before, self.state)
+        self.loop_depth += 1
+        try:
+            for _ in range(2 if self.loop_depth <= 3 else 1):
+                enter()
+                self.exec_block(body)
+        finally:
+            self.loop_depth -= 1
+        after = self.state
+        joined = _join(before, after)
+        # A name first bound inside the loop is bound after it (zero iterations would leave it
+        # unbound, a NameError on read), so it keeps the loop's binding.
+        joined.env.update((k, v) for k, v in after.env.items() if k not in before.env)
+        self.state = joined
 
     def stmt_Try(self, node: cst.CSTNode) -> None:
-        # The body's failures are expected by the handlers: no findings from it.
-        self.quiet += bool(node.handlers)
+        # Failures the handlers catch are expected: no raising-hazard findings from the body.
+        handles = any(_catches_library_errors(h) for h in node.handlers)
+        self.handled += handles
         try:
             self.exec_block(node.body.body)
         finally:
-            self.quiet -= bool(node.handlers)
+            self.handled -= handles
         after_body = self.state
         for handler in node.handlers:
             self.state = after_body.copy()
@@ -466,6 +500,9 @@ class AliasAnalysis:
             name = _call_name(item.item)
             if name is not None and name.rsplit(".", 1)[-1] in _RAISES_CONTEXTS:
                 quiet = 1
+            if name is not None and name.endswith("catch_warnings") and \
+                    _kwarg_node(item.item, "record") is not None:
+                quiet = 1  # the block records the warnings it expects
             if isinstance(value, Lib) and value.qualname in _NO_GRAD or \
                     name is not None and name.endswith(("no_grad", "inference_mode")):
                 no_grad = 1
@@ -484,7 +521,7 @@ class AliasAnalysis:
     def assign(self, target: cst.BaseExpression, value: Any, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             if isinstance(value, Ref):
-                value = self.bind(target.value, value, source)
+                value = self.bind(target, value, source)
             self.state.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             items = value.value if isinstance(value, Const) and isinstance(value.value, tuple) \
@@ -498,18 +535,21 @@ class AliasAnalysis:
                     item = value.piece(i)
                 self.assign(inner, item, source)
         elif isinstance(target, cst.Subscript):
-            self.setitem(target, value, source)
+            self.setitem(target, value, target)  # the write is reported at its target
         elif isinstance(target, cst.Attribute):
             self.eval(target.value)
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, None, source)
 
-    def bind(self, name: str, ref: Ref, source: cst.CSTNode) -> Ref:
+    def bind(self, target: cst.Name, ref: Ref, source: cst.CSTNode) -> Ref:
         """A name is bound to an array; a copy-looking binding of an alias becomes a snapshot."""
+        name = target.value
+        if ref.kind == "base":
+            self.root_names.setdefault(ref.root.id, name)
         how = _snapshot_binding(source, self.state.env)
         if how and ref.kind in ("base", "view") and ref.root.is_array:
             text = f"{name} = {self.text(source)}"
-            return replace(ref, snapshot=text, snapshot_node=source,
+            return replace(ref, snapshot=text, snapshot_node=target,
                            version=self.state.versions.get(ref.root.id, 0), binder=name)
         return replace(ref, snapshot=None, snapshot_node=None, binder=name)
 
@@ -518,7 +558,8 @@ class AliasAnalysis:
         target = node.target
         if isinstance(target, cst.Name):
             current = self.lookup_name(target.value, target)
-            if isinstance(current, Ref) and current.root.is_array:
+            if isinstance(current, Ref) and (current.root.is_array or current.kind != "base"):
+                # A view of anything is an array, so += on it is in place.
                 self.destroy(current, node, target.value, reads=(rhs,), op="augmented assignment")
                 return
             if isinstance(current, Ref) and current.root.param is not None and self.function_stack:
@@ -757,6 +798,10 @@ class AliasAnalysis:
         base = self.eval(node.value)
         if isinstance(base, Lib):
             return Lib(canonical(f"{base.qualname}.{name}"))
+        if isinstance(base, Ref) and base.root.param is not None and not base.root.is_array \
+                and name in _NAMESPACE_ONLY:
+            self.namespace_hits.add(base.root.param)
+            return None
         if isinstance(base, Ref):
             if name in ("T", "mT"):
                 return self.view_call(base, name, (), {}, node)
@@ -863,7 +908,7 @@ class AliasAnalysis:
             else:
                 args.append(value)
         out = kwargs.get("out")
-        if isinstance(out, Ref):
+        if isinstance(out, Ref) and isinstance(func, (Lib, _Method)):
             self.destroy(out, node, _writer_name(_kwarg_node(node, "out")), reads=args,
                          op="out= write")
         if isinstance(func, Lib):
@@ -927,6 +972,12 @@ class AliasAnalysis:
         arrays = [a for a in args if isinstance(a, Ref) and a.root.is_array]
         if arrays and spec is not None:
             return self.derived(arrays, None, short)
+        if library == "numpy" and qualname.count(".") <= 2 and not qualname.startswith(
+                ("numpy.random.", "numpy.testing.", "numpy.ma.")):
+            # Most numpy functions return a new ndarray; its methods behave as an array's,
+            # but it is not counted as an array where certainty matters (snapshots, callers).
+            root = self.new_root(short, "numpy", is_array=False)
+            return Ref(root, "base", None, None, deps=frozenset({root.id}), contiguous=False)
         return None
 
     def creation(self, qualname: str, short: str, library: str, args: list, kwargs: dict,
@@ -934,14 +985,23 @@ class AliasAnalysis:
         shape = _creation_shape(short, args, kwargs)
         if short.endswith("_like") and args and isinstance(args[0], Ref):
             shape = args[0].shape
-        return self.fresh(short, library, shape, leaf_grad=grad and library == "torch")
+        ref = self.fresh(short, library, shape, leaf_grad=grad and library == "torch")
+        if short in _ALLOCATORS:
+            self.workspaces.add(ref.root.id)
+        return ref
 
     def apply_spec(self, spec: ops.OpSpec, base: Ref, rest: list, kwargs: dict,
                    node: cst.Call) -> Any:
         """An op-table call on ``base``: a view (of the op's kind) or a new array."""
         dialect = self.dialect(base.library)
-        kind = ops.call_view_kind(spec, (ops.ArrayArg(_arg_shape(base.shape)),) + tuple(
-            _plain(r) for r in rest), {k: _plain(v) for k, v in kwargs.items()}, dialect)
+        if not base.root.is_array and base.library is None and any(
+                isinstance(r, Ref) for r in list(rest) + list(kwargs.values())):
+            return None  # xp.reshape(x, shape): a namespace's function, not an array's method
+        try:
+            kind = ops.call_view_kind(spec, (ops.ArrayArg(_arg_shape(base.shape)),) + tuple(
+                _plain(r) for r in rest), {k: _plain(v) for k, v in kwargs.items()}, dialect)
+        except Exception:  # arguments the op table cannot read (strings, odd indices)
+            return None
         shape = self.result_shape(spec, base, rest, kwargs)
         if kind == "none":
             return self.derived([base] + [r for r in rest if isinstance(r, Ref)], shape, spec.name)
@@ -951,10 +1011,13 @@ class AliasAnalysis:
             if layout is None:
                 return self.derived([base], shape, spec.name)
             kind = "view"
+        elif kind == "maybe" and base.contiguous and base.kind == "base" and \
+                spec.name not in ("astype",) and "order" not in kwargs:
+            kind = "view"  # a C-contiguous array reshapes, ravels and flattens without copying
         if spec.name == "view" and base.library == "torch" and base.layout is not None and \
                 shape is not None and _concrete(shape) and layout is None:
             self.report("SC306", node,
-                        f".view{_fmt(shape)} of {base.root.name!r}, whose layout "
+                        f".view{_fmt(shape)} of {self.name_of(base.root)!r}, whose layout "
                         f"{_fmt(base.shape)} with strides {base.layout.strides} is not "
                         "contiguous: torch raises \"view size is not compatible with input "
                         "tensor's size and stride\"; use .reshape(...) or .contiguous().view(...)")
@@ -1008,7 +1071,7 @@ class AliasAnalysis:
                 return layout.diagonal(*args[:3]) if len(layout.shape) >= 2 else None
             if name in ("unsqueeze", "torch.unsqueeze", "np.expand_dims"):
                 return layout.unsqueeze(args[0] % (len(layout.shape) + 1))
-            if name in ("detach", "real", "view_as_real_never"):
+            if name in ("detach", "real"):
                 return layout
             if name in ("contiguous", "np.ascontiguousarray"):
                 return layout if layout.is_contiguous() else None
@@ -1023,7 +1086,7 @@ class AliasAnalysis:
         return self.apply_spec(spec, base, list(rest), kwargs, node)
 
     def method_call(self, node: cst.Call, base: Ref, name: str, args: list, kwargs: dict) -> Any:
-        if not base.root.is_array and base.root.param is None:
+        if not base.root.is_array and base.root.param is None and base.library is None:
             return None
         library = base.library
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else node.func
@@ -1094,21 +1157,32 @@ class AliasAnalysis:
                             related=((self.path, self.line(node)),))
 
     def function_call(self, node: cst.Call, func: Func, args: list, kwargs: dict) -> Any:
+        """A call to a function of this file: its in-place writes reach the caller's arrays.
+
+        SC305 is kept for calls whose result is used, to functions that return something:
+        a procedure called for its effect (``fill(buf)``) mutates by design.
+        """
         summary = self.summary(func)
+        discarded = id(node) in self.statement_calls
         params = _params(func.node)
         for index, inplace_node in summary.items():
             arg = args[index] if index < len(args) else kwargs.get(params[index]) \
                 if index < len(params) else None
-            if not (isinstance(arg, Ref) and arg.root.is_array):
+            if not isinstance(arg, Ref) or arg.kind == "maybe":
                 continue
             if self.function_stack and arg.root.param is not None:
+                # Passing our own parameter on: the callee's write reaches our caller.
                 self.function_stack[-1].setdefault(arg.root.param, inplace_node)
+            if not arg.root.is_array:
+                continue
             st = self.state
             version = st.versions.get(arg.root.id, 0) + 1
             st.versions[arg.root.id] = version
             st.writes[arg.root.id] = st.writes.get(arg.root.id, ()) + (
                 Write(version, f"{func.name}()", None, node),)
-            if not _mutation_is_documented(func.node, params[index] if index < len(params) else ""):
+            if not _mutation_is_documented(func.node, params[index] if index < len(params) else "") \
+                    and not discarded and arg.root.id not in self.workspaces and \
+                    _returns_value(func.node):
                 st.pending_call[arg.root.id] = (node, inplace_node, func.name,
                                                 params[index] if index < len(params) else "?")
         return None
@@ -1121,20 +1195,35 @@ class AliasAnalysis:
         if key in self.in_progress:
             return {}
         self.in_progress.add(key)
-        saved_state, saved_quiet, saved_no_grad = self.state, self.quiet, self.no_grad
+        saved_state, saved_quiet, saved_no_grad = self.state, (self.quiet, self.handled), self.no_grad
         self.state = State(env={})
-        self.quiet, self.no_grad = 0, int(_decorated_no_grad(func.node))
+        self.quiet, self.handled, self.no_grad = 0, 0, int(_decorated_no_grad(func.node))
         self.function_stack.append({})
         try:
-            for index, param in enumerate(_param_nodes(func.node)):
-                self.state.env[param.name.value] = self.param_ref(param, index)
-            self.exec_block(_body(func.node))
+            self.walk_function(func)
         finally:
             result = self.function_stack.pop()
-            self.state, self.quiet, self.no_grad = saved_state, saved_quiet, saved_no_grad
+            self.state, (self.quiet, self.handled), self.no_grad = saved_state, saved_quiet, saved_no_grad
             self.in_progress.discard(key)
         self.summaries[key] = result
         return result
+
+    def walk_function(self, func: Func) -> None:
+        """The body with parameters as the caller's roots. A parameter seen used as a module
+        (``xp.arange``) is an array namespace, not an array: the body is walked again without it."""
+        saved = (dict(self.findings), dict(self.function_stack[-1]))
+        namespaces: set[int] = set()
+        for _ in range(2):
+            self.state = State(env={})
+            self.namespace_hits = set()
+            for index, param in enumerate(_param_nodes(func.node)):
+                self.state.env[param.name.value] = None if index in namespaces \
+                    else self.param_ref(param, index)
+            self.exec_block(_body(func.node))
+            if not self.namespace_hits - namespaces:
+                return
+            namespaces |= self.namespace_hits
+            self.findings, self.function_stack[-1] = dict(saved[0]), dict(saved[1])
 
     def param_ref(self, param: cst.Param, index: int) -> Ref:
         annotation = dotted_name(param.annotation.annotation) if param.annotation else None
@@ -1189,8 +1278,6 @@ class _Pieces:
             layout = None
             if all(_concrete(s) for s in shapes):
                 try:
-                    import numpy as np
-
                     target = np.broadcast_shapes(*shapes)
                     layout = source.layout.expand(target) if source.layout is not None else None
                 except ValueError:
@@ -1248,8 +1335,6 @@ def _broadcast(left: Any, right: Any) -> tuple | None:
     if not all(_concrete(sh) for sh in shapes):
         return None
     try:
-        import numpy as np
-
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         return None
@@ -1337,7 +1422,7 @@ def _creation_shape(short: str, args: list, kwargs: dict) -> tuple | None:
         if isinstance(value, _Seq):
             return tuple(d.value if isinstance(d, Const) and isinstance(d.value, int) else None
                          for d in value.items)
-        return (None,) if value is None and False else None
+        return None
 
     if short in ("array", "tensor"):
         return _literal_shape(args[0]) if args else None
@@ -1345,8 +1430,6 @@ def _creation_shape(short: str, args: list, kwargs: dict) -> tuple | None:
         consts = [a.value for a in args if isinstance(a, Const)]
         if len(consts) == len(args) and consts and len(consts) <= 3 and all(
                 isinstance(c, (int, float)) and not isinstance(c, bool) for c in consts):
-            import numpy as np
-
             try:
                 return (len(np.arange(*consts)),)
             except (ValueError, ZeroDivisionError):
@@ -1381,8 +1464,6 @@ def _creation_shape(short: str, args: list, kwargs: dict) -> tuple | None:
 
 def _literal_shape(value: Any) -> tuple | None:
     if isinstance(value, Const):
-        import numpy as np
-
         try:
             return np.shape(value.value) if isinstance(value.value, tuple) else ()
         except ValueError:
@@ -1482,24 +1563,73 @@ def _mutation_is_documented(node: cst.FunctionDef, param: str) -> bool:
     return False
 
 
+def _statements(body: Iterable[cst.CSTNode], *, into_functions: bool) -> Iterable[cst.CSTNode]:
+    """Every small statement under a body, walking compound statements but not expressions
+    (libcst's visitors rebuild every node and cost as much as the whole analysis)."""
+    stack = list(body)[::-1]
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+            continue
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and not into_functions:
+            continue
+        blocks = []
+        for name in ("body", "orelse", "finalbody"):
+            part = getattr(stmt, name, None)
+            if isinstance(part, (cst.IndentedBlock, cst.Else, cst.Finally)):
+                part = part.body
+            if isinstance(part, cst.IndentedBlock):
+                part = part.body
+            if isinstance(part, cst.BaseCompoundStatement):
+                blocks.append([part])
+            elif isinstance(part, (list, tuple)):
+                blocks.append(part)
+            elif isinstance(part, cst.SimpleStatementSuite):
+                yield from part.body
+        for handler in getattr(stmt, "handlers", ()):
+            blocks.append(handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [])
+        for block in reversed(blocks):
+            stack.extend(reversed(list(block)))
+
+
+_RAISING_CODES = frozenset({"SC302", "SC303", "SC306", "SC307"})
+_LIBRARY_ERRORS = frozenset({"Exception", "BaseException", "ValueError", "RuntimeError"})
+
+
+def _catches_library_errors(handler: cst.ExceptHandler) -> bool:
+    """The handler catches what numpy (ValueError) or torch (RuntimeError) raise here."""
+    if handler.type is None:
+        return True
+    kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    for kind in kinds:
+        expr = kind.value if isinstance(kind, cst.Element) else kind
+        name = dotted_name(expr)
+        if name is not None and name.rsplit(".", 1)[-1] in _LIBRARY_ERRORS:
+            return True
+    return False
+
+
+def _returns_value(node: cst.FunctionDef) -> bool:
+    """The function has a ``return <value>`` (or a yield) of its own."""
+    for small in _statements(_body(node), into_functions=False):
+        if isinstance(small, cst.Return) and small.value is not None and not (
+                isinstance(small.value, cst.Name) and small.value.value == "None"):
+            return True
+        value = getattr(small, "value", None)
+        if isinstance(value, cst.Yield):
+            return True
+    return False
+
+
 def _module_names(module: cst.Module) -> dict[str, Any]:
     """Imports anywhere and top-level functions, known before the walk so calls resolve."""
     names: dict[str, Any] = {}
-
-    class Collector(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
-            self.add(node)
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            self.add(node)
-
-        @staticmethod
-        def add(node) -> None:
-            for bound, qual in import_bindings(node):
+    for small in _statements(module.body, into_functions=True):
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            for bound, qual in import_bindings(small):
                 if qual is not None:
                     names.setdefault(bound, Lib(canonical(qual)))
-
-    module.visit(Collector())
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
             names[stmt.name.value] = Func(stmt, stmt.name.value)

@@ -2493,8 +2493,12 @@ def _widen(value: Value) -> Value:
 # ---------------------------------------------------------------------- entry points
 
 def analyze_module(module: cst.Module, source: str, path: str, settings: Any) -> list[Finding]:
-    """All shape and in-place findings for one parsed module."""
-    return Interpreter(module, source, path, settings).run()
+    """All shape, in-place and aliasing findings for one parsed module."""
+    findings = Interpreter(module, source, path, settings).run()
+    # Aliasing hazards (SC301-SC307) come from the alias graph's own walk over names.
+    from .aliasing import alias_findings
+
+    return findings + alias_findings(module, path, settings)
 
 
 def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:
