@@ -104,6 +104,7 @@ KNOWN_MESSAGE_GAPS = [
     # torch's matmul words a mismatch by the path it takes, and it folds batch dims into one
     # matrix only when the operand's strides allow it; a shape rule cannot see strides
     (r"(size mismatch|mat1 and mat2 shapes)", r"Expected size for first two dimensions of batch2"),
+    (r"Expected size for first two dimensions of batch2", r"(size mismatch|mat1 and mat2 shapes)"),
     # indexing.setitem calls expand without the tensor's dtype (torch.FloatTensor in the text)
     (r"expand\(torch\.FloatTensor", r"expand\(torch\.DoubleTensor"),
 ]
