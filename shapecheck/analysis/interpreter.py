@@ -370,7 +370,9 @@ class Interpreter:
         elif isinstance(node, cst.Continue):
             self.flow = "continue"
         elif isinstance(node, cst.Del):
-            pass
+            target = node.target
+            if isinstance(target, cst.Subscript):
+                self.forget_list(target.value)
 
     def stmt_FunctionDef(self, node: cst.FunctionDef) -> None:
         for dec in node.decorators:
@@ -608,6 +610,7 @@ class Interpreter:
         base = self.eval(target.value)
         if not isinstance(base, AbstractArray):
             self.index_items(target)
+            self.forget_list(target.value)
             return
         items = self.index_items(target)
         if items is None or base.shape is None:
@@ -1313,11 +1316,32 @@ class Interpreter:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
+        self.forget_mutated_lists(node, func)
         if starred:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
             return self.unknown_result(func, args)
         return self.call(node, func, args, kwargs, arg_nodes)
+
+    def forget_mutated_lists(self, node: cst.Call, func: Value) -> None:
+        """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
+        that may fill it) the items seen at ``rows = []`` are no longer its items."""
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _LIST_MUTATORS:
+            self.forget_list(node.func.value)
+        if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
+                                            or func.qualname in _NON_MUTATING_BUILTINS):
+            return
+        for arg in node.args:
+            self.forget_list(arg.value)
+
+    def forget_list(self, holder: cst.BaseExpression) -> None:
+        """Rebind a name or attribute that holds a list to unknown: its contents changed."""
+        if not isinstance(holder, (cst.Name, cst.Attribute)):
+            return
+        with self.suppressed():
+            value = self.eval(holder)
+        if isinstance(value, TupleValue) and value.is_list:
+            self.assign(holder, UNKNOWN_VALUE, holder)
 
     def unknown_result(self, func: Value, args: list) -> Value:
         if isinstance(func, _ArrayMethod):
@@ -2251,6 +2275,13 @@ def _rule_index_items(key: Any) -> tuple | None:
             return None
     return tuple(items)
 
+
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                            "reverse", "__setitem__", "__delitem__", "__iadd__"})
+_NON_MUTATING_BUILTINS = frozenset({f"builtins.{name}" for name in (
+    "len", "tuple", "list", "sorted", "reversed", "enumerate", "zip", "map", "filter", "sum",
+    "min", "max", "any", "all", "isinstance", "print", "repr", "str", "iter", "range", "abs",
+    "round", "set", "frozenset", "dict", "hash", "id", "type", "bool", "int", "float")})
 
 _NOT_NDARRAY_MODULES = ("numpy.ma.", "numpy.rec.", "numpy.char.", "numpy.strings.",
                         "numpy.polynomial.", "numpy.matrixlib.", "torch.masked.", "torch.sparse.",
