@@ -4,7 +4,6 @@ huge shapes are evaluated without allocating them."""
 from __future__ import annotations
 
 import tracemalloc
-import operator
 import re
 import warnings
 
@@ -15,29 +14,10 @@ from hypothesis import strategies as st
 
 from shapecheck.runtime.engine import Engine, Ref, Step
 
+from real_library import call_real, class_names
+
 # ---------------------------------------------------------------------------
 # the same steps on the real library
-
-
-def _class_names(exc):
-    """The exception's class and its bases by name (NumPy's AxisError is also a ValueError)."""
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def _real_call(op, args, kwargs):
-    if op.startswith(("np.", "torch.")):
-        target = np if op.startswith("np.") else pytest.importorskip("torch")
-        for part in op.split(".")[1:]:
-            target = getattr(target, part)
-        return target(*args, **kwargs)
-    obj, rest = args[0], args[1:]
-    if op == "__setitem__":
-        obj[rest[0]] = rest[1]
-        return obj
-    if op.startswith("__") and hasattr(operator, op):
-        return getattr(operator, op)(*args)  # Python's own operator protocol (reflection, +=)
-    attr = getattr(obj, op)
-    return attr(*rest, **kwargs) if callable(attr) else attr
 
 
 def run_real(steps, lib):
@@ -69,7 +49,7 @@ def run_real(steps, lib):
                         import torch
                         value = torch.arange(n, dtype=torch.float64).reshape(args[0]).clone()
                 else:
-                    value = _real_call(step.op, args, dict(step.kwargs))
+                    value = call_real(step.op, args, dict(step.kwargs))
                 results.append((value, None))
             except _Upstream as upstream:
                 results.append((None, upstream.exc))
@@ -122,7 +102,7 @@ def assert_conforms(steps, dialect):
         if exc is not None:
             assert mine.error is not None, f"{where}: {lib} raised {exc!r}; engine gave {mine.value}"
             assert mine.error.message == str(exc) or _known_gap(mine.error.message, str(exc)), where
-            assert mine.error.exc_type in _class_names(exc), where
+            assert mine.error.exc_type in class_names(exc), where
         else:
             assert mine.error is None, f"{where}: engine raised {mine.error!r}; {lib} did not"
             assert mine.value.shape == tuple(value.shape), where
@@ -315,7 +295,7 @@ def test_huge_shape_errors_carry_the_real_library_message(dialect):
         with pytest.raises(Exception) as caught:
             call()
         assert result.error is not None and result.error.message == str(caught.value)
-        assert result.error.exc_type in _class_names(caught.value)
+        assert result.error.exc_type in class_names(caught.value)
 
 
 # ---------------------------------------------------------------------------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import re
-import operator
 import warnings
 
 import numpy as np
@@ -13,6 +12,8 @@ import pytest
 from shapecheck.runtime.engine import (NUMPY_READONLY_ASSIGN, NUMPY_READONLY_OUTPUT,
                                        TORCH_PARTIAL_OVERLAP, TORCH_REPEATED_WRITE, Engine, Ref,
                                        Step)
+
+from real_library import call_real, class_names
 
 
 # ---------------------------------------------------------------------------
@@ -25,27 +26,6 @@ def _real_array(lib, shape, dtype="float64", requires_grad=False):
     import torch
     return torch.arange(n).to(getattr(torch, dtype)).reshape(shape).clone().requires_grad_(
         requires_grad)
-
-
-def _class_names(exc):
-    """The exception's class and its bases by name (NumPy's AxisError is also a ValueError)."""
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def _real_call(lib, op, args, kwargs):
-    if op.startswith(("np.", "torch.")):
-        target = np if op.startswith("np.") else pytest.importorskip("torch")
-        for part in op.split(".")[1:]:
-            target = getattr(target, part)
-        return target(*args, **kwargs)
-    obj, rest = args[0], args[1:]
-    if op == "__setitem__":
-        obj[rest[0]] = rest[1]
-        return obj
-    if op.startswith("__") and hasattr(operator, op):
-        return getattr(operator, op)(*args)  # Python's own operator protocol (reflection, +=)
-    attr = getattr(obj, op)
-    return attr(*rest, **kwargs) if callable(attr) else attr
 
 
 def run_real(steps, lib):
@@ -74,7 +54,7 @@ def run_real(steps, lib):
                 if step.op == "array":
                     value = _real_array(lib, *args, **kwargs)
                 else:
-                    value = _real_call(lib, step.op, args, kwargs)
+                    value = call_real(step.op, args, kwargs)
                 results.append((value, None, list(caught)))
             except Exception as exc:  # the library's refusal is the thing compared
                 results.append((None, exc, list(caught)))
@@ -100,7 +80,7 @@ def assert_same_as_real(steps, dialect, *, numel_limit=10**7, compare_values=Tru
         if exc is not None:
             assert ours.error is not None, f"{where}: real {lib} raised {exc!r}, engine did not"
             assert str(exc) == ours.error.message, where
-            assert ours.error.exc_type in _class_names(exc), where
+            assert ours.error.exc_type in class_names(exc), where
             continue
         assert ours.error is None, f"{where}: engine raised {ours.error!r}, real {lib} did not"
         got = ours.value if isinstance(ours.value, tuple) else (ours.value,)

@@ -20,18 +20,8 @@ TALLY: collections.Counter = collections.Counter()
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _single_threaded_torch_and_tally():
-    # Tiny tensors: torch's intra-op thread pool only adds latency here; restore it afterwards.
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    threads = torch.get_num_threads() if torch else None
-    if torch:
-        torch.set_num_threads(1)
+def _print_tally():
     yield
-    if torch:
-        torch.set_num_threads(threads)
     for key in sorted(TALLY):
         print(f"indexing conformance {key}: {TALLY[key]}")
 

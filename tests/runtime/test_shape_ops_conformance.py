@@ -20,18 +20,7 @@ TALLY: collections.Counter = collections.Counter()
 
 @pytest.fixture(scope="module", autouse=True)
 def _print_tally():
-    # Tiny tensors: torch's intra-op thread pool only adds latency (torch.max(x, dim) takes ~25 ms with 2
-    # threads here), so run single-threaded and restore the setting afterwards.
-    try:
-        import torch
-    except ImportError:
-        torch = None
-    threads = torch.get_num_threads() if torch else None
-    if torch:
-        torch.set_num_threads(1)
     yield
-    if torch:
-        torch.set_num_threads(threads)
     for key in sorted(TALLY):
         print(f"shape_ops conformance {key}: {TALLY[key]}")
 
