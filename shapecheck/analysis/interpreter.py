@@ -1317,6 +1317,7 @@ class Interpreter:
                 args.append(value)
                 arg_nodes.append(arg.value)
         self.forget_mutated_lists(node, func)
+        self.register_module_state(node, args)
         if starred:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
@@ -1333,6 +1334,17 @@ class Interpreter:
             return
         for arg in node.args:
             self.forget_list(arg.value)
+
+    def register_module_state(self, node: cst.Call, args: list) -> None:
+        """``self.register_buffer("bias", t)`` / ``register_parameter`` make ``self.bias`` that tensor."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _STATE_REGISTRARS
+                and len(args) >= 2 and isinstance(args[0], ConstValue) and isinstance(args[0].value, str)):
+            return
+        with self.suppressed():
+            owner = self.eval(func.value)
+        if isinstance(owner, InstanceValue) and owner.cls.is_nn_module:
+            owner.attrs[args[0].value] = args[1]
 
     def forget_list(self, holder: cst.BaseExpression) -> None:
         """Rebind a name or attribute that holds a list to unknown: its contents changed."""
@@ -1406,6 +1418,14 @@ class Interpreter:
             return UNKNOWN_VALUE
         if name == "int" and args and isinstance(args[0], IntValue):
             return args[0]
+        if name == "float" and len(args) == 1 and not kwargs:
+            # float('-inf'), float(3): a conversion of a known constant, nothing runs.
+            known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
+            if isinstance(known, (str, int, float)) and not isinstance(known, bool):
+                try:
+                    return ConstValue(float(known))
+                except (TypeError, ValueError, OverflowError):
+                    return UNKNOWN_VALUE
         if name in ("min", "max") and len(args) == 2 and all(isinstance(a, IntValue) for a in args):
             x, y = args[0].value, args[1].value
             if isinstance(x, int) and isinstance(y, int):
@@ -1445,6 +1465,10 @@ class Interpreter:
             kind = name[3:]
             if kind in LAYER_KINDS or kind in LOSS_LAYERS:
                 return self.build_layer(kind, args, kwargs)
+            if kind == "ModuleList" and len(args) == 1 and not kwargs and \
+                    isinstance(args[0], (_Iterable, TupleValue)):
+                # Iterating the container yields its modules: `for block in self.blocks`.
+                return args[0]
             return UNKNOWN_VALUE
         if qualname == "numpy.random.default_rng" or qualname == "numpy.random.RandomState":
             return GeneratorValue()
@@ -2276,6 +2300,7 @@ def _rule_index_items(key: Any) -> tuple | None:
     return tuple(items)
 
 
+_STATE_REGISTRARS = frozenset({"register_buffer", "register_parameter"})
 _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
                             "reverse", "__setitem__", "__delitem__", "__iadd__"})
 _NON_MUTATING_BUILTINS = frozenset({f"builtins.{name}" for name in (

@@ -300,8 +300,14 @@ _OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
               "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
               "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
 _COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
-_UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh")
-_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu")
+# Element-wise ops whose result has the operand's shape (and an in-place torch twin).
+_UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ceil", "round",
+          "square", "sign", "log1p", "expm1", "log2", "log10", "sinh", "cosh", "reciprocal",
+          "trunc", "exp2", "arcsin", "arccos", "arctan", "nan_to_num", "negative", "deg2rad",
+          "rad2deg", "sinc")
+# numpy's tril/triu turn a 1-D input into a matrix; torch's keep the shape (and need 2-D).
+_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac", "tril", "triu")
+_TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
 
 
 def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
@@ -407,6 +413,9 @@ def _register_pointwise() -> None:
         _add(f"torch.{name}", "torch", _identity_rule)
         _add(name, "torch", _identity_rule)
         _add(f"{name}_", "torch", _identity_rule, inplace=True)
+    for name in _TORCH_SHAPE_KEEPING:
+        _add(f"torch.{name}", "torch", _identity_rule)
+        _add(name, "torch", _identity_rule)
     for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
         _add(dunder, "both", _identity_rule)
     _add("fill_", "torch", _identity_rule, inplace=True)

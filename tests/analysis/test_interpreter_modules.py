@@ -1,0 +1,96 @@
+"""Shapes flow through the torch idioms of real models: ModuleList blocks, registered buffers,
+shape-keeping element-wise ops and float constants. Each buggy program is also run on torch."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from shapecheck.analysis.api import analyze_source
+
+BLOCKS = """
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+
+    def forward(self, x):
+        return x + torch.relu(self.fc(x))
+
+
+class Net(nn.Module):
+    def __init__(self, n, layers, classes):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(n) for _ in range(layers)])
+        self.head = nn.Linear(HEAD_IN, classes)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+net = Net(16, 3, 4)
+out = net(torch.randn(8, 16))
+"""
+
+BUFFER = """
+import torch
+import torch.nn as nn
+
+
+class Masked(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.register_buffer("mask", torch.tril(torch.ones(size, size)).view(1, size, size))
+
+    def forward(self, scores):
+        T = scores.size(-1)
+        scores = scores.masked_fill(self.mask[:, :T, :T] == 0, float('-inf'))
+        return torch.softmax(scores, dim=-1) + BIAS
+
+
+m = Masked(6)
+y = m(torch.randn(2, 6, 6))
+"""
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in analyze_source(textwrap.dedent(source), "t.py"))
+
+
+def run(source: str) -> None:
+    exec(compile(textwrap.dedent(source), "t.py", "exec"), {})
+
+
+def test_shapes_flow_through_a_module_list_of_user_blocks():
+    pytest.importorskip("torch")
+    good, bad = BLOCKS.replace("HEAD_IN", "n"), BLOCKS.replace("HEAD_IN", "2 * n")
+    assert findings(good) == []
+    run(good)
+    assert [code for _, code in findings(bad)] == ["SC106"]
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        run(bad)
+
+
+def test_a_registered_buffer_keeps_its_shape_through_tril_view_and_softmax():
+    pytest.importorskip("torch")
+    good, bad = BUFFER.replace("BIAS", "torch.zeros(6)"), BUFFER.replace("BIAS", "torch.zeros(5)")
+    assert findings(good) == []
+    run(good)
+    assert [code for _, code in findings(bad)] == ["SC101"]
+    with pytest.raises(RuntimeError, match="must match the size"):
+        run(bad)
+
+
+def test_float_of_a_bad_string_is_unknown_not_a_crash():
+    source = """
+    import torch
+    x = torch.randn(3).masked_fill(torch.ones(3) == 0, float("not a number"))
+    """
+    assert findings(source) == []
