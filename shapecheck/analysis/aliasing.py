@@ -191,6 +191,7 @@ class AliasAnalysis:
         self.quiet = 0  # inside pytest.raises and the like: every failure is expected
         self.handled = 0  # inside a try whose handlers catch ValueError / RuntimeError
         self.no_grad = 0
+        self.in_assert = False
         self.loop_depth = 0
         self.namespace_hits: set[int] = set()
         self.function_stack: list[dict] = []  # per function: param index -> in-place node
@@ -358,7 +359,9 @@ class AliasAnalysis:
                         "if the original is still needed",
                         related=((self.path, inplace_line),))
         maybe = st.pending_maybe.get(rid)
-        if maybe is not None and maybe[1] != name:
+        # An assert that reads the base checks on purpose whether the write landed (a test of
+        # view semantics); it is not code relying on it.
+        if maybe is not None and maybe[1] != name and not self.in_assert:
             write_node, writer, target = maybe
             st.pending_maybe.pop(rid)
             self.report("SC306", write_node,
@@ -407,8 +410,12 @@ class AliasAnalysis:
         elif isinstance(node, cst.Del):
             self.eval(None)
         elif isinstance(node, cst.Assert):
-            self.eval(node.test)
-            self.eval(node.msg)
+            self.in_assert = True
+            try:
+                self.eval(node.test)
+                self.eval(node.msg)
+            finally:
+                self.in_assert = False
         elif isinstance(node, cst.Raise):
             self.eval(node.exc)
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
@@ -1196,14 +1203,17 @@ class AliasAnalysis:
             return {}
         self.in_progress.add(key)
         saved_state, saved_quiet, saved_no_grad = self.state, (self.quiet, self.handled), self.no_grad
+        saved_assert = self.in_assert
         self.state = State(env={})
         self.quiet, self.handled, self.no_grad = 0, 0, int(_decorated_no_grad(func.node))
+        self.in_assert = False  # the callee's body is not part of the caller's assert
         self.function_stack.append({})
         try:
             self.walk_function(func)
         finally:
             result = self.function_stack.pop()
             self.state, (self.quiet, self.handled), self.no_grad = saved_state, saved_quiet, saved_no_grad
+            self.in_assert = saved_assert
             self.in_progress.discard(key)
         self.summaries[key] = result
         return result

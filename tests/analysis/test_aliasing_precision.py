@@ -1,0 +1,47 @@
+"""Aliasing rules stay quiet where code deliberately tests view semantics (found on pandas' tests)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from shapecheck.analysis.api import analyze_source
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in analyze_source(textwrap.dedent(source), "t.py"))
+
+
+CHECKS_THE_VIEW = """
+import numpy as np
+
+def test_ravel(data):
+    result = data.ravel()
+    result[0] = result[1]
+    assert data[0] == data[1]
+"""
+
+RELIES_ON_THE_VIEW = """
+import numpy as np
+
+def zero_first(x):
+    flat = x.reshape(-1)
+    flat[0] = 0
+    return x
+"""
+
+
+def test_an_assert_that_checks_whether_the_write_landed_is_not_a_layout_finding():
+    assert codes(CHECKS_THE_VIEW) == []
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(CHECKS_THE_VIEW), "t.py", "exec"), namespace)
+    namespace["test_ravel"](np.arange(4.0))  # the check passes for a contiguous input
+
+
+def test_code_that_relies_on_the_write_reaching_the_base_is_still_reported():
+    assert codes(RELIES_ON_THE_VIEW) == [(6, "SC306")]
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(RELIES_ON_THE_VIEW), "t.py", "exec"), namespace)
+    assert namespace["zero_first"](np.ones((2, 3)))[0, 0] == 0  # a view: the write lands
+    assert namespace["zero_first"](np.ones((3, 2)).T)[0, 0] == 1  # a copy: it is lost
