@@ -2279,25 +2279,17 @@ def _index_arg(value: Value) -> Any:
 
 
 def _rule_index_items(key: Any) -> tuple | None:
-    """Index items for runtime.rules.indexing; None when they cannot be trusted or built."""
+    """Index items for runtime.rules.indexing, or None when the key is not understood.
+
+    A Python bool index is left unknown: its meaning (a 0-d mask) is rarely intended.
+    """
     parts = key if isinstance(key, tuple) else (key,)
-    items = []
-    for part in parts:
-        if part is None:
-            items.append(rt_indexing.NoneIndex())
-        elif part is Ellipsis:
-            items.append(rt_indexing.EllipsisIndex())
-        elif isinstance(part, slice):
-            items.append(rt_indexing.SliceIndex(part.start, part.stop, part.step))
-        elif isinstance(part, rt_ops.ArrayArg):
-            items.append(rt_indexing.ArrayIndex(tuple(part.shape), part.dtype))
-        elif isinstance(part, bool):
-            return None
-        elif isinstance(part, (int, Sym)):
-            items.append(rt_indexing.IntIndex(part))
-        else:
-            return None
-    return tuple(items)
+    if any(isinstance(part, bool) for part in parts):
+        return None
+    try:
+        return rt_ops.index_items(key)
+    except ShapeError:
+        return None
 
 
 _STATE_REGISTRARS = frozenset({"register_buffer", "register_parameter"})

@@ -74,7 +74,7 @@ import numpy as np
 
 from . import dtypes
 from .dialects import Dialect
-from .dims import Shape
+from .dims import Shape, Sym
 from .verdicts import Result, ShapeError
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
@@ -239,7 +239,8 @@ def call_view_kind(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect | N
 
 
 def index_items(key: Any) -> tuple:
-    """A Python index (int, slice, None, ..., list, ArrayArg, or a tuple of them) as rule items."""
+    """A Python index (int or symbolic int, slice, None, ..., list, ArrayArg, or a tuple of
+    them) as rule items."""
     parts = key if isinstance(key, tuple) else (key,)
     items = []
     for part in parts:
@@ -253,11 +254,15 @@ def index_items(key: Any) -> tuple:
             items.append(_indexing.ArrayIndex(tuple(part.shape), part.dtype))
         elif isinstance(part, (list, np.ndarray)):
             arr = np.asarray(part)
-            items.append(_indexing.ArrayIndex(arr.shape, arr.dtype.name))
+            # An empty list indexes as an integer array (x[[]] is valid), not as float64.
+            dtype = "int64" if isinstance(part, list) and arr.size == 0 else arr.dtype.name
+            items.append(_indexing.ArrayIndex(arr.shape, dtype))
         elif isinstance(part, bool):
             items.append(_indexing.ArrayIndex((), "bool"))
         elif isinstance(part, (int, np.integer)):
             items.append(_indexing.IntIndex(int(part)))
+        elif isinstance(part, Sym):
+            items.append(_indexing.IntIndex(part))
         else:
             raise ShapeError("index", "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                              "(`None`) and integer or boolean arrays are valid indices",

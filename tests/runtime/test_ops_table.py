@@ -268,3 +268,22 @@ def test_every_name_exists_in_its_library_as_spelled():
         else:
             owner = np.ndarray if library == "numpy" else torch.Tensor
             assert hasattr(owner, name), (name, library)
+
+
+def test_index_items_reads_an_empty_list_as_an_integer_index_like_numpy():
+    from shapecheck.runtime.dialects import NUMPY
+    from shapecheck.runtime.rules.indexing import index
+
+    for key in ([], ([], 0), (slice(None), [])):
+        expected = np.zeros((5, 3))[key].shape
+        assert tuple(index((5, 3), ops.index_items(key), dialect=NUMPY).shape) == expected
+
+
+def test_index_items_keeps_symbolic_integers_for_the_indexing_rule():
+    from shapecheck.runtime.dialects import NUMPY
+    from shapecheck.runtime.dims import sym
+    from shapecheck.runtime.rules.indexing import IntIndex, index
+
+    items = ops.index_items((sym("i"), slice(None)))
+    assert items[0] == IntIndex(sym("i"))
+    assert tuple(index((sym("B"), 3), items, dialect=NUMPY).shape) == (3,)
