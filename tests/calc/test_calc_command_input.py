@@ -71,11 +71,21 @@ def test_a_leading_space_lets_an_expression_start_with_a_minus():
     assert '"shape": [\n      3\n    ]' in result.stdout
 
 
-def test_python_dash_m_shapecheck_eval_runs_the_calculator_once_wired():
+def test_python_dash_m_shapecheck_eval_runs_the_calculator():
     done = subprocess.run([sys.executable, "-m", "shapecheck", "eval", "x + y", "-s", "x=5,1",
                            "-s", "y=3", "-d", "numpy", "-f", "json"],
                           capture_output=True, text=True)
-    if "No such command 'eval'" in done.stderr:
-        pytest.skip("cli.py does not call shapecheck.calc.command.register yet")
     assert done.returncode == 0, done.stderr
     assert '"ok": true' in done.stdout
+
+
+def test_eval_through_the_typer_app_matches_the_fast_entry_point():
+    from shapecheck.cli import main as cli_main
+    from shapecheck.entry import main as entry_main
+
+    args = ["eval", "x + y", "-s", "x=5,1", "-s", "y=3", "-d", "numpy", "-f", "json"]
+    assert entry_main(args) == 0
+    assert cli_main(args) == 0
+    bad = ["eval", "x + y", "-s", "x=5,,1", "-s", "y=3"]
+    assert entry_main(bad) == 2
+    assert cli_main(bad) == 2
