@@ -8,17 +8,15 @@ the run proves the hazard happened. Good examples lint clean and run clean.
 
 from __future__ import annotations
 
-import re
 import traceback
-import warnings
 
 import pytest
 
 from shapecheck.analysis.api import analyze_source
 from shapecheck.analysis.rules import all_rules
 from shapecheck.analysis.rules.aliasing import ALIAS_RULES
+from rule_examples import marked, run
 
-MARKER = re.compile(r"#\s*error:\s*(SC\d{3})")
 CODES = ("SC301", "SC302", "SC303", "SC304", "SC305", "SC306", "SC307")
 # The library's own words for each hazard that raises.
 RAISES = {
@@ -34,26 +32,8 @@ BAD = [(code, i, ex) for code in CODES for i, ex in enumerate(ALIAS_RULES[code].
 GOOD = [(code, i, ex) for code in CODES for i, ex in enumerate(ALIAS_RULES[code].good)]
 
 
-def marked(code_text: str) -> list[tuple[int, str]]:
-    return [(n, m.group(1)) for n, line in enumerate(code_text.splitlines(), 1)
-            if (m := MARKER.search(line))]
-
-
 def lint(code: str) -> list[tuple[int, str]]:
     return sorted((f.line, f.code) for f in analyze_source(code, "example.py"))
-
-
-def run(example) -> BaseException | None:
-    """Execute one of our own rule examples (never user input) and return what it raised."""
-    if example.library == "torch":
-        pytest.importorskip("torch")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            exec(compile(example.code, "<example>", "exec"), {})
-        except BaseException as exc:  # noqa: BLE001 - the example's failure is the evidence
-            return exc
-    return None
 
 
 def test_aliasing_rules_are_in_the_catalog_with_bad_and_good_examples():

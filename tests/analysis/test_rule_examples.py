@@ -2,47 +2,27 @@
 
 from __future__ import annotations
 
-import re
 import traceback
-import warnings
 
 import pytest
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
 from shapecheck.analysis.rules import all_rules
+from rule_examples import marked, run
 
 SHAPE_CODES = ("SC101", "SC102", "SC103", "SC104", "SC105", "SC106", "SC107", "SC108", "SC109",
                "SC110", "SC111", "SC201", "SC202", "SC203")
 SILENT_CODES = {"SC102", "SC103", "SC105", "SC107", "SC110"}
 DIALECT_FOR = {"SC105": "torch-legacy"}
-MARKER = re.compile(r"#\s*error:\s*(SC\d{3})")
 
 RULES = all_rules()
 BAD = [(code, i, ex) for code in SHAPE_CODES for i, ex in enumerate(RULES[code].bad)]
 GOOD = [(code, i, ex) for code in SHAPE_CODES for i, ex in enumerate(RULES[code].good)]
 
 
-def marked(code_text: str) -> list[tuple[int, str]]:
-    return [(n, m.group(1)) for n, line in enumerate(code_text.splitlines(), 1)
-            if (m := MARKER.search(line))]
-
-
 def lint(code: str, rule: str) -> list[tuple[int, str]]:
     settings = AnalysisSettings(dialect=DIALECT_FOR.get(rule))
     return sorted((f.line, f.code) for f in analyze_source(code, "example.py", settings))
-
-
-def run(example) -> BaseException | None:
-    """Execute one of our own rule examples (never user input) and return what it raised."""
-    if example.library == "torch":
-        pytest.importorskip("torch")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            exec(compile(example.code, "<example>", "exec"), {})
-        except BaseException as exc:  # noqa: BLE001 - the example's failure is the evidence
-            return exc
-    return None
 
 
 def test_every_shape_rule_has_bad_and_good_examples():
