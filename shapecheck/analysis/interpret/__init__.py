@@ -1,0 +1,68 @@
+"""The abstract interpreter: one walk over a module in program order.
+
+Each file of this package holds one concern, and ``Interpreter`` composes
+them: context (state and reporting), statements (flow and bindings),
+expressions, opcalls (the only door to the runtime op table), calls,
+creation, functions (summaries and specialization) and modules (classes
+and torch.nn). Every op is evaluated by the runtime (shapecheck.runtime),
+so the shape rules exist once; this package only turns source into
+operands and runtime verdicts into findings. Anything it does not
+understand evaluates to an unknown value, which never produces a finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ...runtime.dialects import Dialect, get_dialect
+from ..findings import Finding
+from ..values import AbstractArray, ModuleRef
+from .calls import Calls
+from .context import Context, Step
+from .creation import Creation
+from .env import Scope
+from .expressions import Expressions
+from .functions import Functions
+from .modules import Modules
+from .opcalls import OpGateway
+from .statements import Statements
+
+
+class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules):
+    """Runs one module abstractly and collects its findings."""
+
+    def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
+                 force_dialect: Dialect | None = None):
+        Context.__init__(self, module, source, path, settings, force_dialect)
+
+
+def analyze_module(module: cst.Module, source: str, path: str, settings: Any) -> list[Finding]:
+    """All shape, in-place and aliasing findings for one parsed module."""
+    findings = Interpreter(module, source, path, settings).run()
+    # Aliasing hazards (SC301-SC307) come from the alias graph's own walk over names.
+    from ..aliasing import alias_findings
+
+    return findings + alias_findings(module, path, settings)
+
+
+def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:
+    """Evaluate array expressions over given shapes, step by step (for the calculator).
+
+    The source is parsed, never executed; ``env`` binds names to arrays; every
+    op is evaluated under ``dialect`` ("numpy", "torch", "torch-legacy",
+    "numpy-1"). numpy and torch are importable as np/numpy and torch/F.
+    """
+    module = cst.parse_module(source)
+    interp = Interpreter(module, source, "<snippet>", None, force_dialect=get_dialect(dialect))
+    scope = interp.frame.scope
+    scope.vars.update({"np": ModuleRef("numpy"), "numpy": ModuleRef("numpy"),
+                       "torch": ModuleRef("torch"), "F": ModuleRef("torch.nn.functional")})
+    scope.vars.update(env)
+    interp.trace = []
+    interp.exec_block(interp.module.body)
+    return interp.trace
+
+
+__all__ = ["Interpreter", "Scope", "Step", "analyze_module", "evaluate_snippet"]

@@ -1,0 +1,501 @@
+"""Calls: builtins, library functions, array methods and in-place ops."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ...runtime import dtypes as rt_dtypes
+from ...runtime.dialects import Dialect
+from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
+from ...runtime.rules import shape_ops as rt_shape_ops
+from ...runtime.verdicts import ShapeError
+from ..imports import canonical
+from ..nn_layers import LAYER_KINDS, LOSS_LAYERS
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    BoundMethod,
+    ClassValue,
+    ConstValue,
+    FunctionValue,
+    GeneratorValue,
+    InstanceValue,
+    IntValue,
+    LayerValue,
+    ModuleRef,
+    Reduction,
+    TupleValue,
+    Value,
+    join_values,
+    shape_value,
+)
+from .env import ArrayMethod, GeneratorMethod, Iterable
+from .names import (
+    AUG_LABEL,
+    BINARY_UFUNCS,
+    CLASS_TARGET_LOSSES,
+    DTYPE_METHODS,
+    DTYPE_NAMES,
+    ELEMENTWISE,
+    JOIN_FUNCS,
+    LIST_MUTATORS,
+    NEW_AXIS_OPS,
+    NON_MUTATING_BUILTINS,
+    NOT_NDARRAY_FUNCS,
+    NOT_NDARRAY_MODULES,
+    PAIRWISE_LOSSES,
+    REDUCTIONS,
+    SHAPE_METHODS,
+    SOLVES,
+    STATE_REGISTRARS,
+    UNMODELED_KWARGS,
+)
+from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
+
+
+class Calls:
+    def expr_Call(self, node: cst.Call) -> Value:
+        func = self.eval(node.func)
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
+        arg_nodes: list[cst.CSTNode] = []
+        starred = False
+        for arg in node.args:
+            value = self.eval(arg.value)
+            if arg.star == "*":
+                if isinstance(value, TupleValue):
+                    args.extend(value.items)
+                    arg_nodes.extend([arg.value] * len(value.items))
+                else:
+                    starred = True
+            elif arg.star == "**":
+                starred = True
+            elif arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+                arg_nodes.append(arg.value)
+        self.forget_mutated_lists(node, func)
+        self.register_module_state(node, args)
+        if starred:
+            if isinstance(func, (FunctionValue, BoundMethod)):
+                return UNKNOWN_VALUE
+            return self.unknown_result(func, args)
+        return self.call(node, func, args, kwargs, arg_nodes)
+
+    def forget_mutated_lists(self, node: cst.Call, func: Value) -> None:
+        """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
+        that may fill it) the items seen at ``rows = []`` are no longer its items."""
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in LIST_MUTATORS:
+            self.forget_list(node.func.value)
+        if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
+                                            or func.qualname in NON_MUTATING_BUILTINS):
+            return
+        for arg in node.args:
+            self.forget_list(arg.value)
+
+    def register_module_state(self, node: cst.Call, args: list) -> None:
+        """``self.register_buffer("bias", t)`` / ``register_parameter`` make ``self.bias`` that tensor."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in STATE_REGISTRARS
+                and len(args) >= 2 and isinstance(args[0], ConstValue) and isinstance(args[0].value, str)):
+            return
+        with self.suppressed():
+            owner = self.eval(func.value)
+        if isinstance(owner, InstanceValue) and owner.cls.is_nn_module:
+            owner.attrs[args[0].value] = args[1]
+
+    def forget_list(self, holder: cst.BaseExpression) -> None:
+        """Rebind a name or attribute that holds a list to unknown: its contents changed."""
+        if not isinstance(holder, (cst.Name, cst.Attribute)):
+            return
+        with self.suppressed():
+            value = self.eval(holder)
+        if isinstance(value, TupleValue) and value.is_list:
+            self.assign(holder, UNKNOWN_VALUE, holder)
+
+    def unknown_result(self, func: Value, args: list) -> Value:
+        if isinstance(func, ArrayMethod):
+            return AbstractArray(None, None, func.array.library)
+        return UNKNOWN_VALUE
+
+    def call(self, node: cst.Call, func: Value, args: list, kwargs: dict, arg_nodes: list) -> Value:
+        value = self.dispatch_call(node, func, args, kwargs, arg_nodes)
+        if isinstance(func, (FunctionValue, BoundMethod, InstanceValue, LayerValue)):
+            # A user function's result is described by the call that produced it.
+            if isinstance(value, AbstractArray):
+                value = replace(value, origin=self.origin(node))
+        return value
+
+    def dispatch_call(self, node: cst.Call, func: Value, args: list, kwargs: dict,
+                      arg_nodes: list) -> Value:
+        if isinstance(func, ModuleRef):
+            if func.qualname.startswith("builtins."):
+                return self.call_builtin(node, func.qualname[9:], args, kwargs)
+            return self.call_library(node, canonical(func.qualname), args, kwargs, arg_nodes)
+        if isinstance(func, ArrayMethod):
+            return self.call_method(node, func.array, func.name, args, kwargs, arg_nodes)
+        if isinstance(func, FunctionValue):
+            return self.call_function(func, args, kwargs, node)
+        if isinstance(func, BoundMethod):
+            return self.call_function(func.function, [func.self_value] + args, kwargs, node)
+        if isinstance(func, ClassValue):
+            return self.instantiate(func, args, kwargs, node)
+        if isinstance(func, InstanceValue):
+            forward = func.cls.members.get("forward" if func.cls.is_nn_module else "__call__")
+            if forward is None:
+                forward = func.cls.members.get("__call__")
+            if isinstance(forward, FunctionValue):
+                return self.call_function(forward, [func] + args, kwargs, node)
+            return UNKNOWN_VALUE
+        if isinstance(func, LayerValue):
+            return self.call_layer(node, func, args, kwargs, arg_nodes)
+        if isinstance(func, GeneratorMethod):
+            return self.create(node, "numpy", "random." + func.name, args, kwargs, generator=True)
+        return UNKNOWN_VALUE
+
+    def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "len" and args:
+            value = args[0]
+            if isinstance(value, TupleValue):
+                return IntValue(len(value.items))
+            if isinstance(value, AbstractArray) and value.shape:
+                return IntValue(value.shape[0])
+            return IntValue(UNKNOWN)
+        if name == "range":
+            return Iterable(IntValue(UNKNOWN))
+        if name == "enumerate" and args:
+            return Iterable(TupleValue((IntValue(UNKNOWN), self.element_of(args[0]))))
+        if name == "zip" and args:
+            return Iterable(TupleValue(tuple(self.element_of(a) for a in args)))
+        if name in ("reversed", "sorted", "iter") and args:
+            return Iterable(self.element_of(args[0]))
+        if name in ("tuple", "list") and args:
+            value = args[0]
+            if isinstance(value, TupleValue):
+                return TupleValue(value.items, name == "list")
+            return UNKNOWN_VALUE
+        if name == "int" and args and isinstance(args[0], IntValue):
+            return args[0]
+        if name == "float" and len(args) == 1 and not kwargs:
+            # float('-inf'), float(3): a conversion of a known constant, nothing runs.
+            known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
+            if isinstance(known, (str, int, float)) and not isinstance(known, bool):
+                try:
+                    return ConstValue(float(known))
+                except (TypeError, ValueError, OverflowError):
+                    return UNKNOWN_VALUE
+        if name in ("min", "max") and len(args) == 2 and all(isinstance(a, IntValue) for a in args):
+            x, y = args[0].value, args[1].value
+            if isinstance(x, int) and isinstance(y, int):
+                return IntValue(min(x, y) if name == "min" else max(x, y))
+            return IntValue(x if eq(x, y) is True else UNKNOWN)
+        if name == "abs" and args and isinstance(args[0], AbstractArray):
+            return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
+        if name == "super":
+            return UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    def element_of(self, value: Value) -> Value:
+        if isinstance(value, Iterable):
+            return value.element
+        if isinstance(value, TupleValue):
+            if not value.items:
+                return UNKNOWN_VALUE
+            out = value.items[0]
+            for item in value.items[1:]:
+                out = join_values(out, item)
+            return out
+        if isinstance(value, AbstractArray):
+            if value.shape:
+                return value.derived(value.shape[1:], value.origin, dtype=value.dtype)
+            return AbstractArray(None, value.dtype, value.library, value.origin)
+        return UNKNOWN_VALUE
+
+    def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
+                     arg_nodes: list) -> Value:
+        library, _, name = qualname.partition(".")
+        if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
+                qualname in NOT_NDARRAY_FUNCS:
+            return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics
+        if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
+            kind = name[3:]
+            if kind in LAYER_KINDS or kind in LOSS_LAYERS:
+                return self.build_layer(kind, args, kwargs)
+            if kind == "ModuleList" and len(args) == 1 and not kwargs and \
+                    isinstance(args[0], (Iterable, TupleValue)):
+                # Iterating the container yields its modules: `for block in self.blocks`.
+                return args[0]
+            return UNKNOWN_VALUE
+        if qualname == "numpy.random.default_rng" or qualname == "numpy.random.RandomState":
+            return GeneratorValue()
+        if name in DTYPE_NAMES and not args:
+            return UNKNOWN_VALUE
+        if name in ("ndim", "shape", "size") and library == "numpy" and len(args) == 1 and not kwargs:
+            source = args[0]
+            shape = source.shape if isinstance(source, AbstractArray) else (
+                () if isinstance(source, IntValue) or isinstance(source, ConstValue) and isinstance(
+                    source.value, (int, float, bool)) else None)
+            if shape is None:
+                return UNKNOWN_VALUE if name == "shape" else IntValue(UNKNOWN)
+            if name == "ndim":
+                return IntValue(len(shape))
+            return shape_value(shape) if name == "shape" else IntValue(numel(shape))
+        created = self.create(node, library, name, args, kwargs)
+        if created is not None:
+            return created
+        short = name.rsplit(".", 1)[-1]
+        if qualname.startswith("torch.nn.functional.") and (
+                short in PAIRWISE_LOSSES or short in CLASS_TARGET_LOSSES):
+            return self.loss(node, short, args, kwargs, arg_nodes)
+        if qualname in SOLVES:
+            self.check_solve(node, qualname, args, arg_nodes)
+        return self.library_op(node, library, name, args, kwargs, arg_nodes)
+
+    def library_op(self, node, library: str, name: str, args: list, kwargs: dict,
+                   arg_nodes: list) -> Value:
+        arrays = [v for v in list(args) + list(kwargs.values()) if isinstance(v, AbstractArray)]
+        if not arrays:
+            for v in args:
+                if isinstance(v, TupleValue):
+                    arrays.extend(i for i in v.items if isinstance(i, AbstractArray))
+        if not arrays:
+            return UNKNOWN_VALUE
+        lib = library if library == "torch" else self.library_of(arrays, library)
+        dialect = self.dialect_for(lib)
+        prefix = "np." if library == "numpy" else "torch."
+        candidates = [prefix + name]
+        if name.startswith("nn.functional."):
+            candidates = ["F." + name[len("nn.functional."):], "torch." + name]
+        spec_name = next((c for c in candidates if self.lookup(c, dialect) is not None), None)
+        short = name.rsplit(".", 1)[-1]
+        operands = [(v, n) for v, n in zip(args, arg_nodes)]
+        for value, value_node in zip(args, arg_nodes):
+            if isinstance(value, TupleValue):  # cat([a, b]), stack((a, b))
+                nodes = [el.value for el in value_node.elements] if isinstance(
+                    value_node, (cst.List, cst.Tuple)) and len(value_node.elements) == len(
+                    value.items) else [value_node] * len(value.items)
+                operands.extend((i, n) for i, n in zip(value.items, nodes)
+                                if isinstance(i, AbstractArray))
+        origin_array = arrays[0]
+        dtype = origin_array.dtype if short not in ("argmax", "argmin") else "int64"
+        if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
+            if short in ELEMENTWISE and args and isinstance(args[0], AbstractArray):
+                return args[0].derived(args[0].shape, self.origin(node),
+                                       dtype=dtype, reduced=args[0].reduced,
+                                       explicit_axis=args[0].explicit_axis)
+            return AbstractArray(None, None, lib, self.origin(node))
+        if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "vecdot", "matvec", "vecmat") \
+                and ("axes" in kwargs or "axis" in kwargs):
+            return AbstractArray(None, None, lib, self.origin(node))
+        joins = short in JOIN_FUNCS
+        conv_args = tuple(to_arg(v, joins) for v in args)
+        conv_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
+        if any(a is FAIL for a in conv_args) or any(a is FAIL for a in conv_kwargs.values()):
+            return AbstractArray(None, None, lib, self.origin(node))
+        label = f"{'np' if library == 'numpy' else 'torch'}.{name}"
+        out_value = kwargs.get("out")
+        if isinstance(out_value, AbstractArray):
+            out_node = next((a.value for a in getattr(node, "args", ()) if a.keyword is not None
+                             and a.keyword.value == "out"), node)
+            operands.append((out_value, out_node))
+        if isinstance(out_value, AbstractArray) and "out" in conv_kwargs:
+            result = self.apply_with_out(spec_name, dialect, conv_args, conv_kwargs, node,
+                                         operands, label)
+        else:
+            result = self.apply(spec_name, dialect, conv_args, conv_kwargs, node, operands, label)
+        if short in BINARY_UFUNCS and len(args) >= 2 and all(
+                isinstance(a, AbstractArray) for a in args[:2]) and result is not None:
+            self.check_implicit_outer(node, args[0], args[1], arg_nodes[0], arg_nodes[1], result)
+            self.check_reduced_axis(node, args[0], args[1], arg_nodes[0], arg_nodes[1])
+        out = self.array_result(result, origin_array, node, dtype=dtype, library=lib,
+                                explicit_axis=short in NEW_AXIS_OPS)
+        return self.with_reduction(out, short, origin_array, args[1:], kwargs)
+
+    def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
+                       kwargs: dict) -> Value:
+        """Mark a reduction over one axis without keepdims (SC103's provenance)."""
+        if name not in REDUCTIONS or source.shape is None or len(source.shape) < 2:
+            return out
+        axis = kwargs.get("axis", kwargs.get("dim", rest[0] if rest else None))
+        # torch's second positional is keepdim; numpy's is dtype.
+        positional_keep = rest[1] if len(rest) > 1 and source.library == "torch" else None
+        keep = kwargs.get("keepdims", kwargs.get("keepdim", positional_keep))
+        if isinstance(keep, ConstValue) and keep.value is True:
+            if isinstance(out, AbstractArray):
+                return replace(out, explicit_axis=True)
+            return out
+        if not (isinstance(axis, IntValue) and isinstance(axis.value, int)) or keep not in (
+                None, ConstValue(False)):
+            return out
+        normalized = normalize_axis(axis.value, len(source.shape))
+        if normalized is None:
+            return out
+        mark = Reduction(tuple(source.shape), normalized)
+        if isinstance(out, AbstractArray) and out.shape is not None:
+            return replace(out, reduced=mark)
+        if isinstance(out, TupleValue) and out.items and isinstance(out.items[0], AbstractArray):
+            return TupleValue((replace(out.items[0], reduced=mark),) + out.items[1:], out.is_list)
+        return out
+
+    def call_method(self, node: cst.Call, array: AbstractArray, name: str, args: list,
+                    kwargs: dict, arg_nodes: list) -> Value:
+        origin = self.origin(node)
+        if name == "size" and array.library == "torch":
+            if array.shape is None:
+                if args and isinstance(args[0], IntValue) and isinstance(args[0].value, int) \
+                        and array.tail and -len(array.tail) <= args[0].value < 0:
+                    return IntValue(array.tail[args[0].value])
+                return IntValue(UNKNOWN) if args else UNKNOWN_VALUE
+            if not args:
+                return shape_value(array.shape)
+            if isinstance(args[0], IntValue) and isinstance(args[0].value, int):
+                axis = normalize_axis(args[0].value, len(array.shape))
+                return IntValue(array.shape[axis]) if axis is not None else IntValue(UNKNOWN)
+            return IntValue(UNKNOWN)
+        if name in ("dim", "ndimension"):
+            return IntValue(len(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+        if name in ("numel", "nelement"):
+            return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+        if name in ("item", "tolist", "data_ptr", "is_contiguous"):
+            return UNKNOWN_VALUE
+        if name in ("copy_",):
+            if args:
+                self.inplace_op(node, array, node.func.value, "copy_", [(args[0], arg_nodes[0])],
+                                "copy_")
+            return array
+        if name.endswith("_") and not name.startswith("_"):
+            others = list(zip(args, arg_nodes))
+            self.inplace_op(node, array, node.func.value, name, others, name, kwargs)
+            return array
+        dtype = array.dtype
+        if name == "numpy":
+            return replace(array, library="numpy", origin=origin, alias=None)
+        if name in ("astype", "type") and (args or "dtype" in kwargs) or \
+                name == "view" and array.library == "numpy":
+            target = args[0] if args else kwargs.get("dtype")
+            dtype = dtype_from(target, array.library)
+            if dtype is None or name == "view" and dtype != array.dtype:
+                # Structured, string or unknown dtypes; a numpy view may change the itemsize.
+                return AbstractArray(None, None, array.library, origin)
+            return replace(array, dtype=dtype, origin=origin, alias=None, explicit_axis=False,
+                           reduced=None)
+        if name == "to" and args:
+            if isinstance(args[0], AbstractArray):
+                dtype = args[0].dtype
+            elif dtype_from(args[0], array.library) is not None:
+                dtype = dtype_from(args[0], array.library)
+            elif not (isinstance(args[0], ConstValue) and isinstance(args[0].value, str)):
+                dtype = None  # a device, or something else: the dtype may change
+            return replace(array, dtype=dtype, origin=origin, alias=None)
+        if "dtype" in kwargs:
+            dtype = dtype_from(kwargs["dtype"], array.library)
+        if name in DTYPE_METHODS and array.library == "torch" and not args:
+            dtype = DTYPE_METHODS[name]
+        if name in ("argmax", "argmin"):
+            dtype = "int64"
+        if name.startswith("__"):
+            return UNKNOWN_VALUE  # explicit dunder calls: rare, and not worth the guesswork
+        result = self.method_op(node, array, name, args, kwargs, dtype=dtype, arg_nodes=arg_nodes)
+        if isinstance(result, AbstractArray) and name in ("unsqueeze", "expand_dims"):
+            result = replace(result, explicit_axis=True)
+        return self.with_reduction(result, name, array, args, kwargs)
+
+    def method_op(self, node, array: AbstractArray, name: str | None, args: list, kwargs: dict, *,
+                  dtype: str | None = None, keep_provenance: bool = False,
+                  arg_nodes: list | None = None) -> Value:
+        origin = self.origin(node)
+        if name is None:
+            return AbstractArray(None, dtype, array.library, origin)
+        dialect = self.dialect_for(array.library)
+        conv_args = tuple(self.to_arg(v) for v in args)
+        conv_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
+        if array.shape is None or any(a is FAIL for a in conv_args) or any(
+                a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:
+            if name in ELEMENTWISE or keep_provenance or name in DTYPE_METHODS and not args \
+                    or name in ("astype", "to", "type", "detach", "clone", "copy", "contiguous",
+                                "cpu", "cuda", "requires_grad_"):
+                return replace(array, origin=origin, dtype=dtype, alias=None)
+            if array.shape is not None and name in REDUCTIONS and self.lookup(name, dialect) is None:
+                reduced = self.fallback_reduce(node, array, name, args, kwargs, dialect, dtype)
+                if reduced is not None:
+                    return reduced
+            if self.lookup(name, dialect) is None and name not in REDUCTIONS and \
+                    name not in SHAPE_METHODS:
+                return UNKNOWN_VALUE
+            return AbstractArray(None, dtype, array.library, origin)
+        func_node = getattr(node, "func", node)
+        operands = [(array, func_node.value if isinstance(func_node, cst.Attribute) else node)]
+        operands += list(zip(args, arg_nodes or [node] * len(args)))
+        result = self.apply(name, dialect, (array_arg(array),) + conv_args, conv_kwargs, node,
+                            operands, f".{name}()")
+        out = self.array_result(result, array, node, dtype=dtype)
+        if (keep_provenance or name in ELEMENTWISE) and isinstance(out, AbstractArray):
+            out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
+        return out
+
+    def fallback_reduce(self, node, array: AbstractArray, name: str, args: list, kwargs: dict,
+                        dialect: Dialect, dtype: str | None) -> Value | None:
+        """Reductions the op table lacks (ndarray.max, Tensor.argmax, ...) go to the reduce rule."""
+        torch = array.library == "torch"
+        axis = kwargs.get("dim" if torch else "axis", args[0] if args else None)
+        keep = kwargs.get("keepdim" if torch else "keepdims", args[1] if len(args) > 1 and torch else None)
+        if axis is None:
+            axis_arg = None
+        else:
+            axis_arg = to_arg(axis)
+            if axis_arg is FAIL or isinstance(axis, AbstractArray):
+                return None
+        if keep is None:
+            keep_arg = False
+        elif isinstance(keep, ConstValue) and isinstance(keep.value, bool):
+            keep_arg = keep.value
+        else:
+            return None
+        result = self.run_rule(
+            lambda: rt_shape_ops.reduce(tuple(array.shape), axis_arg, keep_arg, op=name,
+                                        dialect=dialect),
+            node, [(array, node.func.value if isinstance(node, cst.Call) and isinstance(
+                node.func, cst.Attribute) else node)], f".{name}()", dialect, None, op_name=name)
+        out = self.array_result(result, array, node, dtype=dtype)
+        if isinstance(out, TupleValue) and len(out.items) == 2:
+            values, indices = out.items
+            out = TupleValue((values, replace(indices, dtype="int64")))
+        return out
+
+    def inplace_op(self, node, target: AbstractArray, target_node, op: str, others: list,
+                   name: str, kwargs: dict | None = None) -> None:
+        """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
+        if target.shape is None:
+            return
+        dialect = self.dialect_for(target.library)
+        args = [self.to_arg(v) for v, _ in others]
+        if any(a is FAIL for a in args) or any(
+                isinstance(v, AbstractArray) and v.shape is None for v, _ in others):
+            return
+        operands = [(target, target_node)] + others
+        label = name if not name.startswith("__") else AUG_LABEL.get(name, name)
+        self.inplace_call = True
+        try:
+            result = self._apply_inplace(name, dialect, target, args, kwargs, node, operands, label)
+        finally:
+            self.inplace_call = False
+        if result is None:
+            return
+        other = others[0][0] if others else None
+        base_op = op.rstrip("_") if not op.startswith("__") else op
+        if name in ("copy_",) or other is None:
+            return
+        result_dtype = rt_dtypes.op_result_type(base_op, target.dtype, dtype_of(other), dialect,
+                                                ndim_of(target), ndim_of(other))
+        try:
+            rt_dtypes.inplace_dtype(target.dtype, result_dtype, op=base_op, dialect=dialect)
+        except ShapeError as err:
+            self.report_error(err, node, operands, label, dialect, None)
+
+    def _apply_inplace(self, name, dialect, target, args, kwargs, node, operands, label):
+        return self.apply(name, dialect, (array_arg(target),) + tuple(args), {
+            k: a for k, a in ((k, self.to_arg(v)) for k, v in (kwargs or {}).items())
+            if a is not FAIL}, node, operands, label)

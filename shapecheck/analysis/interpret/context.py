@@ -1,0 +1,208 @@
+"""The walker's state and reporting: positions, findings, expected failures, dialects."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ...runtime.dialects import NUMPY, NUMPY1, TORCH, TORCH_LEGACY, Dialect
+from ...runtime.verdicts import Result, ShapeError
+from ..annotations import shape_comments
+from ..findings import Finding, Span
+from ..rules import all_rules
+from ..values import AbstractArray, ClassValue, FunctionValue, Origin, Value
+from .env import Frame, Scope
+
+
+@dataclass(frozen=True)
+class Step:
+    """One op the evaluator applied: for the calculator's step-by-step explanation."""
+
+    text: str
+    op: str
+    operand_shapes: tuple
+    outcome: Result | ShapeError
+    warnings: tuple = ()
+
+
+class _Suppress:
+    def __init__(self, interp: Any):
+        self.interp = interp
+
+    def __enter__(self):
+        self.interp.suppress += 1
+
+    def __exit__(self, *exc):
+        self.interp.suppress -= 1
+        return False
+
+
+RAISES_CONTEXTS = frozenset({"raises", "assert_raises", "assertRaises", "assert_raises_regex",
+                              "assertRaisesRegex", "raises_regex", "warns", "assert_warns"})
+
+
+_EXCEPTION_PARENTS = {
+    "AxisError": ("ValueError", "IndexError"), "UFuncTypeError": ("TypeError",),
+    "LinAlgError": ("ValueError",), "IndexError": ("LookupError",),
+}
+
+
+def callee_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _catches(caught: set, exc_type: str) -> bool:
+    names = {exc_type, "Exception", "BaseException"}
+    names.update(_EXCEPTION_PARENTS.get(exc_type, ()))
+    return bool(caught & names) or exc_type == "Exception" and bool(caught)
+
+
+class Context:
+    def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
+                 force_dialect: Dialect | None = None):
+        self.module = module
+        self._positions = None
+        self.source = source
+        self.path = path
+        self.settings = settings
+        era = getattr(settings, "dialect", None)
+        self.torch_dialect = TORCH_LEGACY if era == "torch-legacy" else TORCH
+        self.numpy_dialect = NUMPY1 if era == "numpy-1" else NUMPY
+        self.force_dialect = force_dialect
+        self.rules = all_rules()
+        self.findings: dict[tuple, Finding] = {}
+        self.suppress = 0
+        self.flow: str | None = None
+        self.frame = Frame(Scope(None, "module"))
+        self.deferred: deque = deque()
+        self.analyzed: set[int] = set()
+        self.summaries: dict[tuple, Value] = {}
+        self.active: list[int] = []
+        self.specializations = 0
+        self.trace: list[Step] | None = None
+        self.out_call = False
+        self.out_result: Result | None = None
+        self.capture: list[dict] = []
+        self.inplace_call = False
+        self.default_library: str | None = None
+        self.caught: list[set] = []
+        self.trailing_shapes, self.standalone_shapes = (
+            shape_comments(source) if "shape:" in source else ({}, {}))
+        self.hints = dict(getattr(settings, "shape_hints", ()) or ())
+
+    def run(self) -> list[Finding]:
+        self.exec_block(self.module.body)
+        self.flow = None
+        while self.deferred:
+            kind, item = self.deferred.popleft()
+            if kind == "class":
+                self.analyze_class(item)
+            elif id(item) not in self.analyzed:
+                self.function_summary(item)
+        return list(self.findings.values())
+
+    @property
+    def positions(self):
+        """Node positions, computed on first need: most files never report anything."""
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
+                PositionProvider)
+        return self._positions
+
+    def origin(self, node: cst.CSTNode) -> Origin:
+        return Origin(0, "", node)
+
+    def origin_line(self, origin: Origin | None) -> int | None:
+        if origin is None:
+            return None
+        if origin.line:
+            return origin.line
+        return self.line(origin.node) if origin.node is not None else None
+
+    def span(self, node: cst.CSTNode) -> Span:
+        try:
+            pos = self.positions[node]
+        except KeyError:
+            return Span(1, 1, 1, 1)
+        return Span(pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+
+    def line(self, node: cst.CSTNode) -> int:
+        try:
+            return self.positions[node].start.line
+        except KeyError:
+            return 0
+
+    def text(self, node: cst.CSTNode, limit: int = 40) -> str:
+        try:
+            text = self.module.code_for_node(node).strip()
+        except Exception:
+            return "?"
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+
+    def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None) -> None:
+        if self.suppress:
+            return
+        if exc_type is not None and any(_catches(c, exc_type) for c in self.caught):
+            return  # the code handles this very exception: it expects the failure
+        spec = self.rules.get(code)
+        if spec is None:
+            return
+        span = self.span(node)
+        key = (code, span.line, span.column)
+        if self.capture:
+            sink = self.capture[-1]
+            if key not in sink:
+                sink[key] = (Finding(path=self.path, span=span, code=code, name=spec.name,
+                                     severity=spec.severity, message=message), exc_type)
+        elif key not in self.findings:
+            self.findings[key] = Finding(path=self.path, span=span, code=code, name=spec.name,
+                                         severity=spec.severity, message=message)
+
+    def emit_at_call(self, node: cst.CSTNode, where: str, captured: dict) -> None:
+        """Findings a callee has only with this call's arguments are reported at the call."""
+        for key, (finding, exc_type) in captured.items():
+            if key in self.findings:
+                continue
+            self.report(finding.code, node, f"{finding.message} [in {where}, line "
+                                            f"{finding.line}, with the arguments of this call]",
+                        exc_type)
+
+    def standalone(self, func: FunctionValue) -> None:
+        """Analyze a callee on its own first, so its own findings stay at their own lines."""
+        saved = self.capture, self.suppress
+        self.capture, self.suppress = [], 0
+        try:
+            owner = func.owner
+            if isinstance(owner, ClassValue):
+                if id(owner) not in self.analyzed:
+                    self.analyze_class(owner)
+            elif id(func) not in self.analyzed:
+                self.function_summary(func)
+        finally:
+            self.capture, self.suppress = saved
+
+    def dialect_for(self, library: str) -> Dialect:
+        if self.force_dialect is not None:
+            return self.force_dialect
+        return self.torch_dialect if library == "torch" else self.numpy_dialect
+
+    @staticmethod
+    def library_of(values: Iterable[Value], default: str = "numpy") -> str:
+        libraries = {v.library for v in values if isinstance(v, AbstractArray)}
+        if "torch" in libraries:
+            return "torch"
+        if "numpy" in libraries:
+            return "numpy"
+        return default
+
+    def suppressed(self) -> "_Suppress":
+        return _Suppress(self)

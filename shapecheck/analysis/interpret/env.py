@@ -1,0 +1,120 @@
+"""Scopes, frames and the joins of environments at branches and loops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...runtime.dims import UNKNOWN
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ClassValue,
+    ConstValue,
+    FunctionValue,
+    InstanceValue,
+    IntValue,
+    LayerValue,
+    ModuleRef,
+    TupleValue,
+    Value,
+    join_values,
+)
+
+
+@dataclass(frozen=True)
+class ArrayMethod:
+    array: AbstractArray
+    name: str
+
+
+@dataclass(frozen=True)
+class GeneratorMethod:
+    name: str
+
+
+@dataclass(frozen=True)
+class Iterable:
+    element: Value
+
+
+class Scope:
+    """Names bound in one module, class or function body; lookups fall back to the parent."""
+
+    __slots__ = ("vars", "parent", "kind")
+
+    def __init__(self, parent: "Scope | None", kind: str):
+        self.vars: dict[str, Value] = {}
+        self.parent = parent
+        self.kind = kind
+
+    def lookup(self, name: str) -> Value | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return scope.vars[name]
+            scope = scope.parent
+            while scope is not None and scope.kind == "class":
+                scope = scope.parent
+        return None
+
+
+@dataclass
+class Frame:
+    scope: Scope
+    returns: list = field(default_factory=list)
+    is_generator: bool = False
+
+
+class _Flow(Exception):
+    """Not an error path: a tag for statements that end a block (return, raise, break)."""
+
+
+def is_informative(value: Value) -> bool:
+    if isinstance(value, AbstractArray):
+        return value.shape is not None or bool(value.tail)
+    if isinstance(value, IntValue):
+        return value.value is not UNKNOWN
+    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue)):
+        return True
+    return False
+
+
+def specialization_key(value: Value) -> Any:
+    if isinstance(value, AbstractArray):
+        return ("array", value.shape, value.dtype, value.library, value.tail, value.explicit_axis,
+                value.reduced)
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return id(value)
+
+
+def join_envs(a: dict, b: dict) -> dict:
+    if a is b:
+        return dict(a)
+    out = dict(a)
+    for name, value in b.items():
+        if name in out:
+            if out[name] is not value:
+                out[name] = join_values(out[name], value)
+        else:
+            out[name] = value
+    return out
+
+
+def same_env(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(a[k] is b[k] or a[k] == b[k] for k in a)
+
+
+def widen(value: Value) -> Value:
+    if isinstance(value, AbstractArray):
+        return AbstractArray(None, value.dtype, value.library, value.origin)
+    if isinstance(value, IntValue):
+        return IntValue(UNKNOWN)
+    if isinstance(value, (InstanceValue, FunctionValue, ClassValue, ModuleRef, LayerValue)):
+        return value
+    return UNKNOWN_VALUE

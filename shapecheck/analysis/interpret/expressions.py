@@ -1,0 +1,480 @@
+"""Expressions: names, literals, operators, attributes and subscripts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from ...runtime import dtypes as rt_dtypes
+from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, numel, sub
+from ...runtime.rules import indexing as rt_indexing
+from ...runtime.rules.broadcast import broadcast_shapes
+from ...runtime.verdicts import Result
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    BoundMethod,
+    ClassValue,
+    ConstValue,
+    DtypeValue,
+    FunctionValue,
+    GeneratorValue,
+    InstanceValue,
+    IntValue,
+    ModuleRef,
+    Origin,
+    TupleValue,
+    Value,
+    dims_of,
+    join_values,
+    shape_value,
+)
+from .env import ArrayMethod, GeneratorMethod, Iterable, Scope
+from .names import BINOPS, BUILTINS, COMPARE, DUNDER
+from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
+
+
+def _module_attribute(base: ModuleRef, name: str) -> Value:
+    qual = f"{base.qualname}.{name}"
+    if qual in ("numpy.newaxis",):
+        return ConstValue(None)
+    if name in ("pi", "e", "inf", "nan", "euler_gamma") and base.qualname in ("numpy", "torch", "math"):
+        return ConstValue(1.0)
+    return ModuleRef(qual)
+
+
+def _has_new_axis(items: Any) -> bool:
+    if items is None:
+        return True
+    if isinstance(items, tuple):
+        return any(i is None for i in items)
+    return False
+
+
+def _int_arith(op: str, a: Dim, b: Dim) -> Value:
+    if op == "add":
+        return IntValue(add(a, b))
+    if op == "sub":
+        return IntValue(sub(a, b))
+    if op == "mul":
+        return IntValue(mul(a, b))
+    if op == "floor_divide":
+        return IntValue(floordiv(a, b))
+    if isinstance(a, int) and isinstance(b, int):
+        try:
+            if op == "remainder" and b:
+                return IntValue(a % b)
+            if op == "pow" and 0 <= b <= 64:
+                return IntValue(a ** b)
+            if op == "lshift" and 0 <= b <= 64:
+                return IntValue(a << b)
+            if op == "rshift" and b >= 0:
+                return IntValue(a >> b)
+        except Exception:
+            return IntValue(UNKNOWN)
+        if op == "div":
+            return ConstValue(a / b) if b else UNKNOWN_VALUE
+    return IntValue(UNKNOWN) if op != "div" else UNKNOWN_VALUE
+
+
+def _op_label(op: str) -> str:
+    return {"add": "'+'", "sub": "'-'", "mul": "'*'", "div": "'/'", "floor_divide": "'//'",
+            "remainder": "'%'", "pow": "'**'", "matmul": "'@'", "eq": "'=='", "ne": "'!='",
+            "lt": "'<'", "le": "'<='", "gt": "'>'", "ge": "'>='"}.get(op, op)
+
+
+class Expressions:
+    def eval(self, node: cst.BaseExpression | None) -> Value:
+        if node is None:
+            return UNKNOWN_VALUE
+        handler = getattr(self, "expr_" + type(node).__name__, None)
+        if handler is None:
+            return UNKNOWN_VALUE
+        return handler(node)
+
+    def expr_Name(self, node: cst.Name) -> Value:
+        name = node.value
+        value = self.frame.scope.lookup(name)
+        if value is not None:
+            return value
+        if name == "None":
+            return ConstValue(None)
+        if name in ("True", "False"):
+            return ConstValue(name == "True")
+        if name in self.hints:
+            return self.hint_value(name)
+        if name in BUILTINS or name in ("float", "int", "bool", "complex"):
+            return ModuleRef(f"builtins.{name}")
+        return UNKNOWN_VALUE
+
+    def hint_value(self, name: str) -> Value:
+        from ...runtime.dims import parse_dim
+        try:
+            shape = tuple(parse_dim(t) for t in self.hints[name].split(",") if t.strip())
+        except ValueError:
+            return UNKNOWN_VALUE
+        return AbstractArray(shape=shape, dtype=None, library=self.default_library or "numpy",
+                             origin=Origin(0, "config"))
+
+    def expr_Integer(self, node: cst.Integer) -> Value:
+        try:
+            return IntValue(int(node.evaluated_value))
+        except Exception:
+            return UNKNOWN_VALUE
+
+    def expr_Float(self, node: cst.Float) -> Value:
+        return ConstValue(float(node.evaluated_value))
+
+    def expr_Imaginary(self, node: cst.Imaginary) -> Value:
+        return ConstValue(complex(node.evaluated_value))
+
+    def expr_SimpleString(self, node: cst.SimpleString) -> Value:
+        try:
+            return ConstValue(node.evaluated_value)
+        except Exception:
+            return UNKNOWN_VALUE
+
+    def expr_ConcatenatedString(self, node: cst.ConcatenatedString) -> Value:
+        return UNKNOWN_VALUE
+
+    def expr_FormattedString(self, node: cst.FormattedString) -> Value:
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self.eval(part.expression)
+        return UNKNOWN_VALUE
+
+    def expr_Ellipsis(self, node: cst.Ellipsis) -> Value:
+        return ConstValue(Ellipsis)
+
+    def expr_Tuple(self, node: cst.Tuple) -> Value:
+        return self.sequence(node.elements, is_list=False)
+
+    def expr_List(self, node: cst.List) -> Value:
+        return self.sequence(node.elements, is_list=True)
+
+    def sequence(self, elements, is_list: bool) -> Value:
+        items = []
+        starred = False
+        for element in elements:
+            value = self.eval(element.value)
+            if isinstance(element, cst.StarredElement):
+                if isinstance(value, TupleValue):
+                    items.extend(value.items)
+                else:
+                    starred = True
+            else:
+                items.append(value)
+        return UNKNOWN_VALUE if starred else TupleValue(tuple(items), is_list)
+
+    def expr_Set(self, node: cst.Set) -> Value:
+        for element in node.elements:
+            self.eval(element.value)
+        return UNKNOWN_VALUE
+
+    def expr_Dict(self, node: cst.Dict) -> Value:
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self.eval(element.key)
+            self.eval(element.value)
+        return UNKNOWN_VALUE
+
+    def expr_IfExp(self, node: cst.IfExp) -> Value:
+        self.eval(node.test)
+        return join_values(self.eval(node.body), self.eval(node.orelse))
+
+    def expr_Lambda(self, node: cst.Lambda) -> Value:
+        return UNKNOWN_VALUE
+
+    def expr_Await(self, node: cst.Await) -> Value:
+        self.eval(node.expression)
+        return UNKNOWN_VALUE
+
+    def expr_Yield(self, node: cst.Yield) -> Value:
+        self.frame.is_generator = True
+        if isinstance(node.value, cst.BaseExpression):
+            self.eval(node.value)
+        elif node.value is not None:
+            self.eval(node.value.item)
+        return UNKNOWN_VALUE
+
+    def expr_NamedExpr(self, node: cst.NamedExpr) -> Value:
+        value = self.eval(node.value)
+        self.assign(node.target, value, node)
+        return value
+
+    def expr_StarredElement(self, node) -> Value:
+        self.eval(node.value)
+        return UNKNOWN_VALUE
+
+    def comprehension(self, node, parts: list) -> Value:
+        """Evaluate a comprehension's element once with its targets bound to one item."""
+        saved = self.frame.scope
+        scope = Scope(saved, "function")
+        self.frame.scope = scope
+        try:
+            clause = node.for_in
+            while clause is not None:
+                element = self.element_of(self.eval(clause.iter))
+                self.assign(clause.target, element, clause.iter)
+                for cond in clause.ifs:
+                    self.eval(cond.test)
+                clause = clause.inner_for_in
+            values = [self.eval(part) for part in parts]
+        finally:
+            self.frame.scope = saved
+        return values[0] if values else UNKNOWN_VALUE
+
+    def expr_ListComp(self, node: cst.ListComp) -> Value:
+        return Iterable(self.comprehension(node, [node.elt]))
+
+    expr_GeneratorExp = expr_ListComp
+
+    expr_SetComp = expr_ListComp
+
+    def expr_DictComp(self, node: cst.DictComp) -> Value:
+        self.comprehension(node, [node.key, node.value])
+        return UNKNOWN_VALUE
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
+        left = self.eval(node.left)
+        is_and = isinstance(node.operator, cst.And)
+        if isinstance(left, ConstValue) and isinstance(left.value, bool) and left.value != is_and:
+            with self.suppressed():  # short-circuited: the right side never runs
+                self.eval(node.right)
+            return left
+        right = self.eval(node.right)
+        if isinstance(left, ConstValue) and isinstance(right, ConstValue) and \
+                isinstance(left.value, bool) and isinstance(right.value, bool):
+            return ConstValue(left.value and right.value if is_and else left.value or right.value)
+        return join_values(left, right) if isinstance(left, AbstractArray) else UNKNOWN_VALUE
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
+        value = self.eval(node.expression)
+        if isinstance(value, IntValue):
+            if isinstance(node.operator, cst.Minus):
+                return IntValue(mul(value.value, -1))
+            if isinstance(node.operator, cst.Plus):
+                return value
+            return UNKNOWN_VALUE
+        if isinstance(value, ConstValue) and isinstance(value.value, (int, float)) and not isinstance(
+                value.value, bool) and isinstance(node.operator, cst.Minus):
+            return ConstValue(-value.value)
+        if isinstance(node.operator, cst.Not) and isinstance(value, ConstValue) and \
+                isinstance(value.value, bool):
+            return ConstValue(not value.value)
+        if isinstance(value, AbstractArray):
+            if isinstance(node.operator, cst.Not):
+                return UNKNOWN_VALUE
+            name = {cst.Minus: "__neg__", cst.Plus: "__pos__", cst.BitInvert: "__invert__"}.get(
+                type(node.operator))
+            return self.method_op(node, value, name, [], {}, keep_provenance=True)
+        return UNKNOWN_VALUE
+
+    def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        op = BINOPS.get(type(node.operator))
+        if op is None:
+            return UNKNOWN_VALUE
+        return self.binary(node, op, left, right, node.left, node.right)
+
+    def expr_Comparison(self, node: cst.Comparison) -> Value:
+        left = self.eval(node.left)
+        result: Value = UNKNOWN_VALUE
+        left_node = node.left
+        for target in node.comparisons:
+            right = self.eval(target.comparator)
+            op = COMPARE.get(type(target.operator))
+            if op is not None and len(node.comparisons) == 1 and (
+                    isinstance(left, AbstractArray) or isinstance(right, AbstractArray)):
+                result = self.binary(node, op, left, right, left_node, target.comparator)
+            elif op in ("eq", "ne", "lt", "le", "gt", "ge") and len(node.comparisons) == 1 and \
+                    isinstance(left, IntValue) and isinstance(right, IntValue) and \
+                    isinstance(left.value, int) and isinstance(right.value, int):
+                x, y = left.value, right.value
+                result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
+                                     "gt": x > y, "ge": x >= y}[op])
+            left, left_node = right, target.comparator
+        return result
+
+    def expr_Attribute(self, node: cst.Attribute) -> Value:
+        base = self.eval(node.value)
+        return self.attribute(node, base, node.attr.value)
+
+    def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:
+        if isinstance(base, ModuleRef):
+            return _module_attribute(base, name)
+        if isinstance(base, AbstractArray):
+            return self.array_attribute(node, base, name)
+        if isinstance(base, InstanceValue):
+            if name in base.attrs:
+                return base.attrs[name]
+            member = base.cls.members.get(name)
+            if isinstance(member, FunctionValue):
+                return BoundMethod(member, base)
+            return member if member is not None else UNKNOWN_VALUE
+        if isinstance(base, ClassValue):
+            return base.members.get(name, UNKNOWN_VALUE)
+        if isinstance(base, GeneratorValue):
+            return GeneratorMethod(name)
+        if isinstance(base, TupleValue) and name in ("values", "indices") and len(base.items) == 2:
+            return base.items[0 if name == "values" else 1]
+        return UNKNOWN_VALUE
+
+    def array_attribute(self, node: cst.CSTNode, array: AbstractArray, name: str) -> Value:
+        if name == "shape":
+            return shape_value(array.shape) if array.shape is not None else UNKNOWN_VALUE
+        if name == "ndim":
+            return IntValue(len(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+        if name == "size" and array.library == "numpy":
+            return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+        if name == "dtype":
+            return DtypeValue(array.dtype)
+        if name in ("T", "mT", "H", "mH"):
+            return self.method_op(node, array, name, [], {})
+        if name in ("real", "imag", "data", "grad"):
+            return array.derived(array.shape, array.origin, tail=array.tail)
+        if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
+            return UNKNOWN_VALUE
+        return ArrayMethod(array, name)
+
+    def expr_Subscript(self, node: cst.Subscript) -> Value:
+        base = self.eval(node.value)
+        if isinstance(base, AbstractArray):
+            items = self.index_items(node)
+            if items is None or base.shape is None:
+                return base.derived(None, self.origin(node), dtype=base.dtype)
+            dialect = self.dialect_for(base.library)
+            rule_items = rule_index_items(items)
+            if rule_items is None:
+                return base.derived(None, self.origin(node), dtype=base.dtype)
+            result = self.run_rule(lambda: rt_indexing.index(tuple(base.shape), rule_items,
+                                                             dialect=dialect),
+                                   node, [(base, node.value)], "index",
+                                   dialect, None, op_name="__getitem__")
+            explicit = _has_new_axis(items)
+            return self.array_result(result, base, node, dtype=base.dtype, explicit_axis=explicit)
+        if isinstance(base, TupleValue):
+            return self.tuple_index(node, base)
+        self.index_items(node)
+        return UNKNOWN_VALUE
+
+    def tuple_index(self, node: cst.Subscript, base: TupleValue) -> Value:
+        if len(node.slice) != 1:
+            return UNKNOWN_VALUE
+        element = node.slice[0].slice
+        if isinstance(element, cst.Index):
+            index = self.eval(element.value)
+            if isinstance(index, IntValue) and isinstance(index.value, int):
+                k = index.value
+                if -len(base.items) <= k < len(base.items):
+                    return base.items[k]
+                if not base.is_list and all(isinstance(i, IntValue) for i in base.items) and \
+                        isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+                    self.report("SC111", node,
+                                f"index {k} is past the {len(base.items)} dims of "
+                                f"{self.text(node.value)} = {format_shape(dims_of(base))}; "
+                                f"python: tuple index out of range")
+            return UNKNOWN_VALUE
+        if isinstance(element, cst.Slice):
+            bounds = [self.eval(b) if b is not None else ConstValue(None)
+                      for b in (element.lower, element.upper, element.step)]
+            plain = []
+            for b in bounds:
+                if isinstance(b, IntValue) and isinstance(b.value, int):
+                    plain.append(b.value)
+                elif isinstance(b, ConstValue) and b.value is None:
+                    plain.append(None)
+                else:
+                    return UNKNOWN_VALUE
+            return TupleValue(base.items[slice(*plain)], base.is_list)
+        return UNKNOWN_VALUE
+
+    def index_items(self, node: cst.Subscript) -> Any:
+        """The index as the op table takes it (plain values, ArrayArg), or None if unknown."""
+        items = []
+        ok = True
+        for element in node.slice:
+            part = element.slice
+            if isinstance(part, cst.Index):
+                value = self.eval(part.value)
+                if isinstance(value, (ModuleRef,)) and value.qualname == "numpy.newaxis":
+                    value = ConstValue(None)
+                arg = index_arg(value)
+                if arg is FAIL:
+                    ok = False
+                items.append(arg)
+            else:
+                bounds = []
+                for b in (part.lower, part.upper, part.step):
+                    value = self.eval(b) if b is not None else ConstValue(None)
+                    arg = self.to_arg(value)
+                    if arg is FAIL or not (arg is None or isinstance(arg, int)):
+                        ok = False
+                    bounds.append(arg)
+                items.append(slice(*bounds))
+        if not ok:
+            return None
+        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)):
+            return items[0]
+        return tuple(items)
+
+    def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
+               left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
+        if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
+            return self.array_binary(node, op, left, right, left_node, right_node)
+        if isinstance(left, IntValue) and isinstance(right, IntValue):
+            return _int_arith(op, left.value, right.value)
+        if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
+            return TupleValue(left.items + right.items, left.is_list)
+        if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \
+                isinstance(right.value, int):
+            return TupleValue(left.items * right.value, left.is_list)
+        if isinstance(left, ConstValue) and isinstance(right, ConstValue):
+            return UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    def array_binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
+                     left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
+        arrays = [v for v in (left, right) if isinstance(v, AbstractArray)]
+        library = self.library_of(arrays)
+        dialect = self.dialect_for(library)
+        if any(isinstance(v, AbstractArray) and v.shape is None for v in (left, right)) or \
+                self.to_arg(left) is FAIL or self.to_arg(right) is FAIL:
+            return AbstractArray(None, None, library, self.origin(node))
+        if op in COMPARE.values():
+            name = f"__{op}__"
+        else:
+            name = f"__{DUNDER[op]}__"
+        operands = [(left, left_node), (right, right_node)]
+        args = (self.to_arg(left), self.to_arg(right))
+        if not isinstance(left, AbstractArray):
+            reflected = name.replace("__", "__r", 1)
+            if self.lookup(reflected, dialect) is not None:
+                name, args = reflected, (args[1], args[0])
+        result = self.apply(name, dialect, args, {}, node, operands, _op_label(op))
+        dtype = rt_dtypes.op_result_type(op, dtype_of(left), dtype_of(right), dialect,
+                                         ndim_of(left), ndim_of(right))
+        if result is None:
+            if self.lookup(name, dialect) is None and op != "matmul":
+                result = self.broadcast_fallback(node, dialect, operands, _op_label(op))
+            if result is None:
+                return AbstractArray(None, dtype, library, self.origin(node))
+        if op != "matmul" and len(arrays) == 2:
+            self.check_implicit_outer(node, left, right, left_node, right_node, result)
+            self.check_reduced_axis(node, left, right, left_node, right_node)
+        keep = None
+        if len(arrays) == 1:
+            keep = arrays[0]
+        out = self.array_result(result, arrays[0], node, dtype=dtype, library=library)
+        if keep is not None and isinstance(out, AbstractArray) and op != "matmul":
+            out = replace(out, reduced=keep.reduced, explicit_axis=keep.explicit_axis)
+        return out
+
+    def broadcast_fallback(self, node, dialect, operands, label) -> Result | None:
+        """Without an op-table entry, an operator on arrays still broadcasts its operands."""
+        shapes = [v.shape for v, _ in operands if isinstance(v, AbstractArray)]
+        return self.run_rule(lambda: broadcast_shapes(*shapes, dialect=dialect), node, operands,
+                             label, dialect, None, op_name=None)

@@ -1,0 +1,177 @@
+"""User functions: specialization at call sites, summaries, parameters."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ...runtime.dims import sym
+from ..annotations import array_from_annotation
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ClassValue,
+    ConstValue,
+    FunctionValue,
+    InstanceValue,
+    IntValue,
+    Origin,
+    Value,
+    join_values,
+)
+from .env import Frame, Scope, is_informative, specialization_key
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+
+
+def _may_fall_through(node: cst.FunctionDef) -> bool:
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Return, cst.Raise)) for s in last.body):
+        return False
+    return True
+
+
+class Functions:
+    def call_function(self, func: FunctionValue, args: list, kwargs: dict,
+                      node: cst.CSTNode | None = None) -> Value:
+        if id(func) in self.active or len(self.active) >= MAX_CALL_DEPTH:
+            return UNKNOWN_VALUE
+        informative = any(is_informative(a) for a in args if not isinstance(a, InstanceValue)) or \
+            any(is_informative(v) for v in kwargs.values())
+        if not informative or self.specializations >= MAX_SPECIALIZATIONS:
+            if func.owner is not None and args and isinstance(args[0], InstanceValue):
+                self.standalone(func)
+                return self.specialize(func, args, kwargs, node)
+            return self.function_summary(func)
+        self.standalone(func)
+        return self.specialize(func, args, kwargs, node)
+
+    def specialize(self, func: FunctionValue, args: list, kwargs: dict, node) -> Value:
+        """The callee analyzed with this call's arguments (cached per argument shapes)."""
+        key = (id(func), tuple(specialization_key(a) for a in args),
+               tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())))
+        if key not in self.summaries:
+            if self.specializations >= MAX_SPECIALIZATIONS:
+                return self.function_summary(func)
+            self.specializations += 1
+            self.capture.append({})
+            try:
+                result = self.analyze_function(func, args, kwargs)
+            finally:
+                captured = self.capture.pop()
+            self.summaries[key] = (result, captured)
+        result, captured = self.summaries[key]
+        if node is not None and captured:
+            self.emit_at_call(node, func.name, captured)
+        return result
+
+    def function_summary(self, func: FunctionValue, self_value: Value | None = None) -> Value:
+        """The function analyzed once from its annotations and defaults; findings reported."""
+        key = (id(func), "summary")
+        if key in self.summaries:
+            return self.summaries[key]
+        if id(func) in self.active:
+            return UNKNOWN_VALUE
+        self.analyzed.add(id(func))
+        self.summaries[key] = UNKNOWN_VALUE
+        args = [self_value] if self_value is not None else []
+        result = self.analyze_function(func, args, {})
+        self.summaries[key] = result
+        return result
+
+    def analyze_function(self, func: FunctionValue, args: list, kwargs: dict) -> Value:
+        node: cst.FunctionDef = func.node
+        scope = Scope(func.scope, "function")
+        saved_frame, saved_flow = self.frame, self.flow
+        self.frame = Frame(scope)
+        self.flow = None
+        self.active.append(id(func))
+        try:
+            self.bind_params(node, scope, args, kwargs, func)
+            if isinstance(node.body, cst.IndentedBlock):
+                self.exec_block(node.body.body)
+            else:
+                self.exec_block([node.body])
+            frame = self.frame
+        finally:
+            self.active.pop()
+            self.frame, self.flow = saved_frame, saved_flow
+        if frame.is_generator or node.asynchronous is not None:
+            return UNKNOWN_VALUE
+        returns = frame.returns if frame.returns else [ConstValue(None)]
+        if self.flow is None and frame.returns and _may_fall_through(node):
+            returns = returns + [ConstValue(None)]
+        out = returns[0]
+        for value in returns[1:]:
+            out = join_values(out, value)
+        if isinstance(out, AbstractArray) and node.returns is not None and out.shape is None:
+            declared = self.annotation_value(node.returns.annotation, node)
+            if isinstance(declared, AbstractArray):
+                out = declared
+        return out
+
+    def bind_params(self, node: cst.FunctionDef, scope: Scope, args: list, kwargs: dict,
+                    func: FunctionValue) -> None:
+        params = node.params
+        positional = list(params.posonly_params) + list(params.params)
+        saved = self.frame.scope
+        self.frame.scope = func.scope  # defaults and annotations see the defining scope
+        try:
+            for i, param in enumerate(positional):
+                name = param.name.value
+                if i < len(args):
+                    value = args[i]
+                    if not is_informative(value):
+                        value = self.param_value(param, func) if value is not None else UNKNOWN_VALUE
+                elif name in kwargs:
+                    value = kwargs[name] if is_informative(kwargs[name]) else self.param_value(param, func)
+                else:
+                    value = self.param_value(param, func)
+                scope.vars[name] = value
+            for param in params.kwonly_params:
+                name = param.name.value
+                value = kwargs.get(name)
+                scope.vars[name] = value if value is not None and is_informative(value) else \
+                    self.param_value(param, func)
+            for star in (params.star_arg, params.star_kwarg):
+                if isinstance(star, cst.Param):
+                    scope.vars[star.name.value] = UNKNOWN_VALUE
+        finally:
+            self.frame.scope = saved
+
+    def param_value(self, param: cst.Param, func: FunctionValue) -> Value:
+        value = self.declared_param_value(param, func)
+        if value is UNKNOWN_VALUE and param.name.value in self.hints:
+            return self.hint_value(param.name.value)  # shape_hints from the config
+        return value
+
+    def declared_param_value(self, param: cst.Param, func: FunctionValue) -> Value:
+        if param.annotation is not None:
+            value = self.annotation_value(param.annotation.annotation, param)
+            if value is not None:
+                return value
+            with self.suppressed():
+                declared = self.eval(param.annotation.annotation)
+            if isinstance(declared, ClassValue) and func.owner is not declared:
+                return self.instantiate(declared, [], {})
+            ann = param.annotation.annotation
+            if isinstance(ann, cst.Name) and ann.value == "int" and param.default is None:
+                return IntValue(sym(param.name.value))
+        if param.default is not None:
+            with self.suppressed():
+                default = self.eval(param.default)
+            if isinstance(default, IntValue):
+                return default
+        return UNKNOWN_VALUE
+
+    def annotation_value(self, annotation: cst.BaseExpression, where: cst.CSTNode) -> Value | None:
+        what = where.name.value if isinstance(where, cst.Param) else self.text(where, 20)
+        with self.suppressed():
+            value = array_from_annotation(annotation, self.eval, 0, what)
+        if value is not None:
+            value = replace(value, origin=Origin(0, what, where))
+        return value

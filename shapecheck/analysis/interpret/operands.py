@@ -1,0 +1,168 @@
+"""Abstract values turned into the operands the runtime's op table takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...runtime import ops as rt_ops
+from ...runtime.dims import UNKNOWN
+from ...runtime.verdicts import ShapeError
+from ..values import (
+    AbstractArray,
+    ConstValue,
+    DtypeValue,
+    IntValue,
+    ModuleRef,
+    SliceValue,
+    TupleValue,
+    Value,
+)
+from .names import DTYPE_NAMES, TORCH_DTYPE_NAMES
+
+
+class _Fail:
+    def __repr__(self) -> str:
+        return "<cannot convert>"
+
+
+FAIL = _Fail()
+
+
+def array_arg(array: AbstractArray):
+    return rt_ops.ArrayArg(tuple(array.shape), array.dtype)
+
+
+def to_arg(value: Value, joins: bool = False) -> Any:
+    """An abstract value as the op table's rules take it, or FAIL.
+
+    A list of arrays is a list of ArrayArg only for joins (concatenate,
+    stack); elsewhere NumPy reads it as one array, so it becomes one
+    ArrayArg of the stacked shape.
+    """
+    if isinstance(value, AbstractArray):
+        return array_arg(value) if value.shape is not None else FAIL
+    if isinstance(value, IntValue):
+        return value.value
+    if isinstance(value, ConstValue):
+        return value.value
+    if isinstance(value, TupleValue):
+        items = [to_arg(v) for v in value.items]
+        if any(i is FAIL for i in items):
+            return FAIL
+        if not joins and any(isinstance(v, AbstractArray) for v in value.items):
+            shapes = {v.shape if isinstance(v, AbstractArray) else None for v in value.items}
+            if len(shapes) != 1 or None in shapes:
+                return FAIL
+            first = value.items[0]
+            return rt_ops.ArrayArg((len(value.items),) + tuple(first.shape), first.dtype)
+        return list(items) if value.is_list else tuple(items)
+    if isinstance(value, SliceValue):
+        return slice(to_arg(value.start), to_arg(value.stop), to_arg(value.step))
+    if isinstance(value, DtypeValue):
+        return value.name if value.name is not None else FAIL
+    if isinstance(value, ModuleRef):
+        short = value.qualname.rsplit(".", 1)[-1]
+        if value.qualname == "numpy.newaxis":
+            return None
+        if short in DTYPE_NAMES:
+            return DTYPE_NAMES[short] if value.library == "numpy" else TORCH_DTYPE_NAMES[short]
+    return FAIL
+
+
+def index_arg(value: Value) -> Any:
+    """One index item as the op table takes it; FAIL for field names and unknown kinds."""
+    if isinstance(value, AbstractArray):
+        if value.shape is None or value.dtype is None or not (
+                value.dtype == "bool" or value.dtype.startswith(("int", "uint"))):
+            return FAIL
+        return array_arg(value)
+    if isinstance(value, TupleValue) and value.is_list:
+        if all(isinstance(v, IntValue) for v in value.items):
+            return rt_ops.ArrayArg((len(value.items),), "int64")
+        if all(isinstance(v, ConstValue) and isinstance(v.value, bool) for v in value.items):
+            return rt_ops.ArrayArg((len(value.items),), "bool")
+        return FAIL
+    if isinstance(value, IntValue):
+        return value.value if value.value is not UNKNOWN else FAIL
+    if isinstance(value, ConstValue) and (value.value is None or value.value is Ellipsis):
+        return value.value
+    if isinstance(value, SliceValue):
+        return to_arg(value)
+    return FAIL
+
+
+def rule_index_items(key: Any) -> tuple | None:
+    """Index items for runtime.rules.indexing, or None when the key is not understood.
+
+    A Python bool index is left unknown: its meaning (a 0-d mask) is rarely intended.
+    """
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(part, bool) for part in parts):
+        return None
+    try:
+        return rt_ops.index_items(key)
+    except ShapeError:
+        return None
+
+
+def dtype_of(value: Value) -> str | None:
+    if isinstance(value, AbstractArray):
+        return value.dtype
+    if isinstance(value, IntValue):
+        return "pyint"
+    if isinstance(value, ConstValue):
+        if isinstance(value.value, bool):
+            return "pybool"
+        if isinstance(value.value, float):
+            return "pyfloat"
+        if isinstance(value.value, complex):
+            return "pycomplex"
+    return None
+
+
+def ndim_of(value: Value) -> int | None:
+    if isinstance(value, AbstractArray):
+        return value.ndim
+    return 0
+
+
+def dtype_from(value: Value | None, library: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, DtypeValue):
+        return value.name
+    if isinstance(value, ConstValue) and isinstance(value.value, str):
+        return DTYPE_NAMES.get(value.value, value.value if value.value in DTYPE_NAMES.values() else None)
+    if isinstance(value, ModuleRef):
+        short = value.qualname.rsplit(".", 1)[-1]
+        names = TORCH_DTYPE_NAMES if value.library == "torch" else DTYPE_NAMES
+        if value.qualname.startswith("builtins."):
+            names = TORCH_DTYPE_NAMES if library == "torch" else DTYPE_NAMES
+        return names.get(short)
+    return None
+
+
+def literal_shape(value: Value) -> tuple[tuple | None, str | None]:
+    """The shape of a nested list literal and the kind of its numbers."""
+    if isinstance(value, IntValue):
+        return (), "int"
+    if isinstance(value, ConstValue):
+        if isinstance(value.value, bool):
+            return (), "bool"
+        if isinstance(value.value, (int, float)):
+            return (), "float" if isinstance(value.value, float) else "int"
+        return None, None
+    if isinstance(value, AbstractArray):
+        return value.shape, None
+    if isinstance(value, TupleValue):
+        if not value.items:
+            return (0,), "float"
+        inner = [literal_shape(v) for v in value.items]
+        shapes = {s for s, _ in inner}
+        if len(shapes) != 1 or None in shapes:
+            return None, None
+        kinds = {k for _, k in inner}
+        kind = "float" if "float" in kinds else ("int" if "int" in kinds else (
+            "bool" if kinds == {"bool"} else None))
+        return (len(value.items),) + shapes.pop(), kind
+    return None, None

@@ -1,0 +1,418 @@
+"""Statements and control flow: bindings, branches, loops, try/with, asserts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterable
+
+import libcst as cst
+
+from ...runtime import ops as rt_ops
+from ...runtime.dims import UNKNOWN, eq
+from ...runtime.rules import indexing as rt_indexing
+from ..imports import import_bindings
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ClassValue,
+    ConstValue,
+    FunctionValue,
+    InstanceValue,
+    IntValue,
+    ModuleRef,
+    Origin,
+    TupleValue,
+    Value,
+    dims_of,
+)
+from .context import RAISES_CONTEXTS, callee_name
+from .env import Frame, Scope, is_informative, join_envs, same_env, widen
+from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
+from .operands import FAIL, literal_shape, rule_index_items
+
+
+class Statements:
+    def exec_block(self, body: Iterable[cst.CSTNode]) -> None:
+        for stmt in body:
+            if self.flow is not None:
+                return
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            if self.standalone_shapes:
+                line = self.line(stmt)
+                if line in self.standalone_shapes:
+                    self.apply_shape_comments(self.standalone_shapes[line], line)
+            for small in stmt.body:
+                if self.flow is not None:
+                    return
+                self.exec_small(small)
+            if self.trailing_shapes:
+                try:
+                    pos = self.positions[stmt]
+                    lines = range(pos.start.line, pos.end.line + 1)
+                except KeyError:
+                    lines = range(0)
+                for number in lines:
+                    if number in self.trailing_shapes:
+                        self.apply_shape_comments(self.trailing_shapes[number], number)
+            return
+        handler = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if handler is not None:
+            handler(stmt)
+
+    def exec_small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Expr):
+            self.eval(node.value)
+        elif isinstance(node, cst.Assign):
+            value = self.eval(node.value)
+            for target in node.targets:
+                self.assign(target.target, value, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            value = self.eval(node.value) if node.value is not None else UNKNOWN_VALUE
+            annotated = self.annotation_value(node.annotation.annotation, node.target)
+            if annotated is not None and not is_informative(value):
+                value = annotated
+            if node.value is not None or annotated is not None:
+                self.assign(node.target, value, node.value or node.target)
+        elif isinstance(node, cst.AugAssign):
+            self.aug_assign(node)
+        elif isinstance(node, cst.Return):
+            value = self.eval(node.value) if node.value is not None else ConstValue(None)
+            self.frame.returns.append(value)
+            self.flow = "return"
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.eval(node.exc)
+            self.flow = "raise"
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            for bound, qualname in import_bindings(node):
+                self.frame.scope.vars[bound] = ModuleRef(qualname) if qualname else UNKNOWN_VALUE
+                if qualname and self.default_library is None:
+                    self.default_library = qualname.split(".", 1)[0]
+        elif isinstance(node, cst.Assert):
+            self.eval(node.test)
+            self.refine_from_assert(node.test)
+        elif isinstance(node, cst.Break):
+            self.flow = "break"
+        elif isinstance(node, cst.Continue):
+            self.flow = "continue"
+        elif isinstance(node, cst.Del):
+            target = node.target
+            if isinstance(target, cst.Subscript):
+                self.forget_list(target.value)
+
+    def stmt_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for dec in node.decorators:
+            self.eval(dec.decorator)
+        owner = self.frame.scope.vars.get("__class__") if self.frame.scope.kind == "class" else None
+        func = FunctionValue(node=node, scope=self.frame.scope, name=node.name.value,
+                             owner=owner)
+        self.frame.scope.vars[node.name.value] = func
+        if self.frame.scope.kind != "class":
+            self.deferred.append(("function", func))
+
+    def stmt_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = [self.eval(arg.value) for arg in node.bases]
+        is_nn = any(isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
+                    or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
+        scope = Scope(self.frame.scope, "class")
+        cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
+                         is_nn_module=is_nn)
+        for base in bases:  # inherited members, looked up before the class's own are added
+            if isinstance(base, ClassValue):
+                scope.vars.update(base.members)
+        scope.vars["__class__"] = cls
+        saved_frame, saved_flow = self.frame, self.flow
+        self.frame = Frame(scope)
+        try:
+            self.exec_block(node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body])
+        finally:
+            self.frame, self.flow = saved_frame, saved_flow
+        self.frame.scope.vars[node.name.value] = cls
+        self.deferred.append(("class", cls))
+
+    def stmt_If(self, node: cst.If) -> None:
+        test = self.eval(node.test)
+        if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
+                isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
+                                       cst.BooleanOperation)):
+            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
+            if test.value:
+                self.exec_block(node.body.body)
+            elif node.orelse:
+                self.exec_orelse(node.orelse)
+            return
+        self.branches([lambda: self.exec_block(node.body.body),
+                       (lambda: self.exec_orelse(node.orelse)) if node.orelse else (lambda: None)])
+
+    def exec_orelse(self, orelse: cst.CSTNode) -> None:
+        if isinstance(orelse, cst.If):
+            self.stmt_If(orelse)
+        else:
+            self.exec_block(orelse.body.body)
+
+    def branches(self, paths: list) -> None:
+        """Run each path from the same environment and join the ones that fall through."""
+        vars_before = dict(self.frame.scope.vars)
+        results = []
+        for path in paths:
+            self.frame.scope.vars = dict(vars_before)
+            self.flow = None
+            path()
+            if self.flow in (None, "continue", "break"):
+                results.append((self.frame.scope.vars, self.flow))
+        if not results:
+            self.frame.scope.vars = vars_before
+            self.flow = "return"
+            return
+        merged = results[0][0]
+        for other, _ in results[1:]:
+            merged = join_envs(merged, other)
+        self.frame.scope.vars = merged
+        flows = {f for _, f in results}
+        self.flow = flows.pop() if len(flows) == 1 else None
+
+    def stmt_For(self, node: cst.For) -> None:
+        element = self.element_of(self.eval(node.iter))
+        self.loop(lambda: self.assign(node.target, element, node.iter), node.body.body)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body)
+
+    def stmt_While(self, node: cst.While) -> None:
+        self.eval(node.test)
+        self.loop(lambda: self.eval(node.test), node.body.body)
+        if node.orelse is not None:
+            self.exec_block(node.orelse.body.body)
+
+    def loop(self, enter, body: Iterable[cst.CSTNode]) -> None:
+        """Run a loop body to a fixed point of the environment, widening after a few rounds."""
+        before = dict(self.frame.scope.vars)
+        state = before
+        for iteration in range(MAX_LOOP_ITERATIONS):
+            self.frame.scope.vars = dict(state)
+            self.flow = None
+            enter()
+            self.exec_block(body)
+            if self.flow in ("return", "raise"):
+                after = state
+            else:
+                after = self.frame.scope.vars
+            joined = join_envs(state, after)
+            if same_env(joined, state):
+                state = joined
+                break
+            state = joined
+        else:
+            state = {k: (v if before.get(k) is v else widen(v)) for k, v in state.items()}
+        self.frame.scope.vars = join_envs(before, state)
+        self.flow = None
+
+    def stmt_Try(self, node: cst.Try) -> None:
+        before = dict(self.frame.scope.vars)
+        self.flow = None
+        caught = set()
+        for handler in node.handlers:
+            if handler.type is None:
+                caught.add("BaseException")
+            else:
+                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+                for t in types:
+                    name = callee_name(t.value if isinstance(t, cst.Element) else t)
+                    if name:
+                        caught.add(name)
+        self.caught.append(caught)
+        try:
+            self.exec_block(node.body.body)
+        finally:
+            self.caught.pop()
+        after_body = self.frame.scope.vars
+        paths = [lambda: None]
+        if node.orelse is not None:
+            paths = [lambda: self.exec_block(node.orelse.body.body)]
+        self.frame.scope.vars = after_body if self.flow is None else before
+        handler_start = join_envs(before, after_body)
+
+        def handler_path(handler):
+            def run():
+                self.frame.scope.vars = dict(handler_start)
+                if handler.type is not None:
+                    self.eval(handler.type)
+                if handler.name is not None:
+                    self.assign(handler.name.name, UNKNOWN_VALUE, handler)
+                self.exec_block(handler.body.body)
+            return run
+
+        body_flow = self.flow
+        if body_flow is None:
+            self.branches(paths + [handler_path(h) for h in node.handlers])
+        else:
+            self.frame.scope.vars = handler_start
+            self.branches([handler_path(h) for h in node.handlers] or [lambda: None])
+            if not node.handlers:
+                self.flow = body_flow
+        if node.finalbody is not None:
+            saved = self.flow
+            self.flow = None
+            self.exec_block(node.finalbody.body.body)
+            self.flow = self.flow or saved
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_With(self, node: cst.With) -> None:
+        expects_error = False
+        for item in node.items:
+            value = self.eval(item.item)
+            if isinstance(item.item, cst.Call) and callee_name(item.item.func) in RAISES_CONTEXTS:
+                expects_error = True
+            if item.asname is not None:
+                self.assign(item.asname.name, value if isinstance(value, AbstractArray) else UNKNOWN_VALUE,
+                            item.item)
+        if expects_error:  # the code says it expects the failure: not a finding
+            with self.suppressed():
+                self.exec_block(node.body.body)
+            self.flow = None
+            return
+        self.exec_block(node.body.body)
+
+    def stmt_Match(self, node: cst.CSTNode) -> None:
+        self.eval(node.subject)
+        self.branches([(lambda c=case: self.exec_block(c.body.body)) for case in node.cases]
+                      + [lambda: None])
+
+    def assign(self, target: cst.BaseExpression, value: Value, source: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            if isinstance(value, AbstractArray) and value.origin is None:
+                value = replace(value, origin=Origin(0, target.value, source))
+            self.frame.scope.vars[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items = self.unpack(value, len(elements))
+            if any(isinstance(el, cst.StarredElement) for el in elements):
+                items = None
+            for i, element in enumerate(elements):
+                inner = element.value
+                self.assign(inner, items[i] if items is not None else UNKNOWN_VALUE, source)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value)
+            if isinstance(owner, InstanceValue):
+                owner.attrs[target.attr.value] = value
+            elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
+                # ndarray.shape / .dtype are assignable: the array changes in place.
+                if target.attr.value == "shape":
+                    dims = dims_of(value)
+                    self.frame.scope.vars[target.value.value] = owner.derived(
+                        dims, Origin(0, target.value.value, source), dtype=owner.dtype)
+                elif target.attr.value in ("dtype", "strides"):
+                    self.frame.scope.vars[target.value.value] = owner.derived(
+                        None, owner.origin, dtype=None)
+        elif isinstance(target, cst.Subscript):
+            self.setitem(target, value, source)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, UNKNOWN_VALUE, source)
+
+    def unpack(self, value: Value, count: int) -> list[Value] | None:
+        if isinstance(value, TupleValue) and len(value.items) == count:
+            return list(value.items)
+        if isinstance(value, AbstractArray) and value.shape and eq(value.shape[0], count) is True:
+            row = value.derived(value.shape[1:], value.origin, dtype=value.dtype)
+            return [row] * count
+        return None
+
+    def aug_assign(self, node: cst.AugAssign) -> None:
+        op = AUG.get(type(node.operator))
+        target = self.eval(node.target)
+        value = self.eval(node.value)
+        if isinstance(target, AbstractArray) and op is not None:
+            self.inplace_op(node, target, node.target, op, [(value, node.value)], f"__i{DUNDER[op]}__")
+            return  # in place: the target keeps its shape and dtype
+        if op is None:
+            result: Value = UNKNOWN_VALUE
+        else:
+            result = self.binary(node, op, target, value, node.target, node.value)
+        self.assign(node.target, result, node)
+
+    def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
+        base = self.eval(target.value)
+        if not isinstance(base, AbstractArray):
+            self.index_items(target)
+            self.forget_list(target.value)
+            return
+        items = self.index_items(target)
+        if items is None or base.shape is None:
+            return
+        val_arg = self.to_arg(value)
+        if val_arg is FAIL:
+            return
+        dialect = self.dialect_for(base.library)
+        rule_items = rule_index_items(items)
+        if rule_items is None:
+            return
+        value_shape = val_arg.shape if isinstance(val_arg, rt_ops.ArrayArg) else ()
+        if isinstance(value, TupleValue):
+            value_shape, _ = literal_shape(value)
+            if value_shape is None:
+                return
+        elif not isinstance(value, (AbstractArray, IntValue, ConstValue)):
+            return
+        self.run_rule(lambda: rt_indexing.setitem(tuple(base.shape), rule_items, value_shape,
+                                                  dialect=dialect),
+                      target, [(base, target.value), (value, source)], "assignment", dialect,
+                      None, op_name="__setitem__")
+
+    def apply_shape_comments(self, entries: list, line: int) -> None:
+        for name, dims in entries:
+            shape = []
+            for text in dims:
+                bound = self.frame.scope.lookup(text)
+                if isinstance(bound, IntValue):
+                    shape.append(bound.value)
+                    continue
+                try:
+                    from ...runtime.dims import parse_dim
+                    shape.append(parse_dim(text))
+                except ValueError:
+                    shape.append(UNKNOWN)
+            current = self.frame.scope.lookup(name)
+            library = current.library if isinstance(current, AbstractArray) else "numpy"
+            dtype = current.dtype if isinstance(current, AbstractArray) else None
+            self.frame.scope.vars[name] = AbstractArray(
+                shape=tuple(shape), dtype=dtype, library=library,
+                origin=Origin(line, "# shape: comment"))
+
+    def refine_from_assert(self, test: cst.BaseExpression) -> None:
+        """``assert x.shape == (B, 3)`` and ``assert x.ndim == 2`` teach x's shape."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            self.refine_from_assert(test.left)
+            self.refine_from_assert(test.right)
+            return
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+                and isinstance(test.comparisons[0].operator, cst.Equal)):
+            return
+        left, right = test.left, test.comparisons[0].comparator
+        if not (isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name)):
+            return
+        name = left.value.value
+        current = self.frame.scope.lookup(name)
+        if current is UNKNOWN_VALUE and self.default_library is not None and \
+                left.attr.value in ("shape", "ndim"):
+            # An assert on an unknown value's shape says it is an array of this file's library.
+            current = AbstractArray(None, None, self.default_library)
+        if not isinstance(current, AbstractArray):
+            return
+        stated = self.eval(right)
+        if left.attr.value == "shape":
+            dims = dims_of(stated) if isinstance(stated, TupleValue) else None
+            if dims is None:
+                return
+            if current.shape is None or len(current.shape) != len(dims):
+                shape = dims
+            else:
+                shape = tuple(d if d is not UNKNOWN else c for c, d in zip(current.shape, dims))
+            self.frame.scope.vars[name] = replace(current, shape=tuple(shape), tail=(),
+                                                  origin=Origin(0, "assert", test))
+        elif left.attr.value == "ndim" and isinstance(stated, IntValue) and isinstance(stated.value, int):
+            if current.shape is None:
+                self.frame.scope.vars[name] = replace(current, shape=(UNKNOWN,) * stated.value,
+                                                      tail=())
