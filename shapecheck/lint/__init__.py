@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .config import ConfigError, Overrides, validate_codes, validate_dialect
+from .config import ConfigError, Overrides, suggest_code, validate_codes, validate_dialect
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -20,12 +20,21 @@ class OutputOptions:
     statistics: bool = False
     exit_zero: bool = False
     show_suppressed: bool = False
+    color: str = "auto"  # auto | always | never
 
 
-def wants_color(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+def wants_color(stream: TextIO, choice: str = "auto") -> bool:
+    """``--color always|never`` decides; ``auto`` means a terminal, unless NO_COLOR or FORCE_COLOR says otherwise.
+
+    The command line wins over the environment (https://no-color.org), and
+    NO_COLOR wins over FORCE_COLOR (https://force-color.org) when both are set.
+    """
+    if choice != "auto":
+        return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0", "false"):
+        return True
     return bool(getattr(stream, "isatty", None) and stream.isatty())
 
 
@@ -69,10 +78,12 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
     for warning in report.warnings:
         print(f"shapecheck: warning: {warning}", file=sys.stderr)
 
-    if output.output_file is not None:
+    if output.format != "text":
         color = False
+    elif output.output_file is not None:
+        color = output.color == "always"  # a file is not a terminal: only when asked for
     else:
-        color = output.format == "text" and wants_color(sys.stdout)
+        color = wants_color(sys.stdout, output.color)
     if output.statistics:
         text = render_statistics(report, output.format)
     else:
@@ -91,7 +102,7 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
     return EXIT_CLEAN
 
 
-def rules_command(config: Path | None = None) -> int:
+def rules_command(config: Path | None = None, color: str = "auto") -> int:
     """The rule table: code, name, default severity, and whether this directory's config enables it."""
     from rich.console import Console
     from rich.table import Table
@@ -108,11 +119,12 @@ def rules_command(config: Path | None = None) -> int:
     table = Table("code", "name", "default severity", "enabled", box=None, pad_edge=False)
     for code, spec in rules.items():
         table.add_row(code, spec.name, spec.severity.value, "yes" if resolved.is_enabled(code) else "no")
-    Console(no_color=not wants_color(sys.stdout), highlight=False).print(table)
+    colored = wants_color(sys.stdout, color)
+    Console(no_color=not colored, force_terminal=colored or None, highlight=False).print(table)
     return EXIT_CLEAN
 
 
-def rule_command(code: str) -> int:
+def rule_command(code: str, color: str = "auto") -> int:
     """One rule's docs and examples, rendered as markdown."""
     from rich.console import Console
     from rich.markdown import Markdown
@@ -122,9 +134,11 @@ def rule_command(code: str) -> int:
     rules = all_rules()
     spec = rules.get(code.strip().upper())
     if spec is None:
-        print(f"shapecheck: error: unknown rule {code!r} (see `shapecheck rules`)", file=sys.stderr)
+        hint = suggest_code(code, frozenset(rules))
+        print(f"shapecheck: error: unknown rule {code!r}{hint} (see `shapecheck rules`)", file=sys.stderr)
         return EXIT_USAGE
-    console = Console(no_color=not wants_color(sys.stdout), highlight=False)
+    colored = wants_color(sys.stdout, color)
+    console = Console(no_color=not colored, force_terminal=colored or None, highlight=False)
     if console.is_terminal:
         console.print(Markdown(spec.markdown()))
     else:

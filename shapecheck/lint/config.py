@@ -208,9 +208,33 @@ def validate_codes(codes: tuple[str, ...], known_codes: frozenset[str], where: s
         if not code:
             continue
         if code != "ALL" and not any(known.startswith(code) for known in known_codes):
-            raise ConfigError(f"{where}: unknown rule code {code!r} (see `shapecheck rules`)")
+            raise ConfigError(f"{where}: unknown rule code {code!r}{suggest_code(code, known_codes)} "
+                              f"(see `shapecheck rules`)")
         out.append(code)
     return tuple(out)
+
+
+def suggest_code(code: str, known_codes: frozenset[str]) -> str:
+    """`` (did you mean 'SC101'?)`` for a near miss (SC1O1, SC1001, SC011); empty unless exactly one code is close."""
+    typed = code.strip().upper()
+    # The usual slips first: the letters O and l typed for the digits 0 and 1.
+    repaired = typed[:2] + typed[2:].replace("O", "0").replace("L", "1").replace("I", "1")
+    if repaired != typed and repaired in known_codes:
+        return f" (did you mean {repaired!r}?)"
+    close = [known for known in sorted(known_codes) if _one_edit_apart(typed, known)]
+    return f" (did you mean {close[0]!r}?)" if len(close) == 1 else ""
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One character inserted, deleted, replaced, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diffs = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diffs) == 1 or (len(diffs) == 2 and diffs[1] == diffs[0] + 1
+                                   and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]])
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _dialect(raw: object, where: str) -> str | None:
