@@ -65,11 +65,30 @@ class Cache:
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory) / __version__
         self._ready = False
+        # Set by the first get() when the directory cannot be written: the run
+        # goes on without the cache and the user sees this once.
+        self.warning: str | None = None
+        self._probed = False
 
     def _file(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    def _probe(self) -> None:
+        self._probed = True
+        try:
+            self._prepare(self.directory)
+            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".probe-")
+            os.close(fd)
+            os.unlink(temp)
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            self.warning = f"cache directory {self.directory.parent} is not writable ({reason}); running without the cache"
+
     def get(self, key: str, path: str) -> list[Finding] | None:
+        if not self._probed:
+            self._probe()
+        if self.warning is not None:
+            return None
         try:
             with open(self._file(key), encoding="utf-8") as handle:
                 records = json.load(handle)
@@ -78,6 +97,8 @@ class Cache:
             return None  # missing or damaged entries are simply recomputed
 
     def put(self, key: str, findings: list[Finding]) -> None:
+        if self.warning is not None:
+            return
         target = self._file(key)
         try:
             self._prepare(target.parent)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -188,8 +189,11 @@ def _read_table(pyproject: Path) -> dict | None:
 
 
 def _strings(raw: object, where: str) -> tuple[str, ...]:
+    # A bare string is an error rather than a one-item list: "SC1, SC2" or a
+    # pasted glob would otherwise be read as something the user did not write.
     if isinstance(raw, str):
-        raw = [raw]
+        raise ConfigError(f"{where} must be a list of strings, got the string {raw!r} "
+                          f"(write [{json.dumps(raw)}])")
     if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
         raise ConfigError(f"{where} must be a list of strings, got {raw!r}")
     return tuple(raw)

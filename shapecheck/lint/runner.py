@@ -238,6 +238,7 @@ def run_lint(options: LintOptions) -> LintReport:
         report.add(result)
     report.files_checked = len(discovery.files)
     report.warnings.extend(resolver.warnings)
+    report.warnings.extend(cache.warning for cache in caches.values() if cache.warning)
     _sort(report)
     return report
 
