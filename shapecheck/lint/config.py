@@ -15,6 +15,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from ..analysis.rules.unused_suppression import OFF_BY_DEFAULT
+
 if TYPE_CHECKING:
     from ..analysis.api import AnalysisSettings
 
@@ -65,8 +67,12 @@ class LintConfig:
 
         As in ruff: the most specific matching prefix wins between select and
         ignore; extend-select adds to select; per-file-ignores always remove.
+        Rules that are off by default (SC003) count only when named in full.
         """
-        selected = _best_match(code, self.select + self.extend_select)
+        chosen = self.select + self.extend_select
+        if code in OFF_BY_DEFAULT and code not in chosen:
+            return False  # only named in full: neither ALL nor a prefix turns these on
+        selected = _best_match(code, chosen)
         ignored = _best_match(code, self.ignore)
         if selected < 0 or ignored >= selected:
             return False

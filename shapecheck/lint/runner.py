@@ -17,7 +17,7 @@ from .cache import Cache, cache_key
 from .config import ConfigResolver, LintConfig, Overrides
 from .discover import discover
 from .notebooks import NotebookError, NotebookProgram, build_program, read_cells
-from .suppress import split_suppressed
+from .suppress import split_suppressed, unused_suppression_findings
 
 # Below this much work a pool costs more to start than it saves.
 SERIAL_MAX_FILES = 8
@@ -161,6 +161,7 @@ def lint_job(job: FileJob) -> FileResult:
     """One file, start to end; never raises (a bug here becomes SC099 for that file)."""
     try:
         findings, text, program = analyze_bytes(job.path, job.data, job.kind, job.config)
+        findings += unused_suppression_findings(findings, text, job.path, program)
         if job.key is not None and job.cache_dir is not None:
             Cache(Path(job.cache_dir)).put(job.key, findings)
         return finish(job.path, findings, text, program, job.config)
