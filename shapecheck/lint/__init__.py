@@ -38,6 +38,15 @@ def wants_color(stream: TextIO, choice: str = "auto") -> bool:
     return bool(getattr(stream, "isatty", None) and stream.isatty())
 
 
+def terminal_width() -> int | None:
+    """Columns to wrap text output to: the terminal's (or COLUMNS); None when piped, so lines stay whole for grep."""
+    import shutil
+
+    if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
 def _split(values: list[str] | None) -> tuple[str, ...]:
     """``--select SC1,SC2 --select SC3`` -> ("SC1", "SC2", "SC3")."""
     return tuple(part.strip() for value in values or () for part in value.split(",") if part.strip())
@@ -90,7 +99,8 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
     if output.statistics:
         text = render_statistics(report, output.format)
     else:
-        text = render(report, output.format, color=color, show_suppressed=output.show_suppressed)
+        width = terminal_width() if output.output_file is None else None
+        text = render(report, output.format, color=color, show_suppressed=output.show_suppressed, width=width)
     if output.output_file is not None:
         try:
             output.output_file.write_text(text, encoding="utf-8")

@@ -9,10 +9,10 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..analysis.findings import Finding, Severity, Span
+from ..analysis.findings import Facts, Finding, Severity, Span
 
 # Bump when the cached layout changes; the version alone covers analyzer changes in releases.
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 
 
 def _build_stamp() -> str:
@@ -49,14 +49,16 @@ def cache_key(data: bytes, kind: str, fingerprint: str) -> str:
 def finding_to_record(finding: Finding) -> list:
     s = finding.span
     return [s.line, s.column, s.end_line, s.end_column, finding.code, finding.name,
-            finding.severity.value, finding.message, finding.cell, [list(r) for r in finding.related]]
+            finding.severity.value, finding.message, finding.cell, [list(r) for r in finding.related],
+            list(finding.details), finding.facts.to_json() if finding.facts is not None else None]
 
 
 def finding_from_record(record: list, path: str) -> Finding:
-    line, column, end_line, end_column, code, name, severity, message, cell, related = record
+    line, column, end_line, end_column, code, name, severity, message, cell, related, details, facts = record
     return Finding(path=path, span=Span(line, column, end_line, end_column), code=code, name=name,
                    severity=Severity(severity), message=message, cell=cell,
-                   related=tuple((str(p), int(n)) for p, n in related))
+                   related=tuple((str(p), int(n)) for p, n in related), details=tuple(details),
+                   facts=Facts.from_json(facts) if facts is not None else None)
 
 
 class Cache:

@@ -55,7 +55,7 @@ def test_config_extend_select_turns_it_on_and_the_cache_keeps_it(project, shapec
     for _ in range(2):  # cold, then from the cache
         run = shapecheck("lint", "--format", "concise")
         assert run.code == 1
-        assert run.out == "a.py:1:8: SC003 unused suppression `# noqa: SC101, E501`: " \
+        assert run.out == "a.py:1:8: SC003 [warning] unused suppression `# noqa: SC101, E501`: " \
                           "no SC101 finding on this statement\n"
 
 
