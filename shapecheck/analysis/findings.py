@@ -39,14 +39,18 @@ class Operand:
     expr: str | None = None
     shape: tuple[Dim, ...] | None = None  # None: rank unknown
     line: int | None = None
+    cell: int | None = None  # in a notebook: the cell ``line`` counts in
 
     def to_json(self) -> dict:
-        return {"expr": self.expr, "shape": None if self.shape is None else list(self.shape), "line": self.line}
+        out = {"expr": self.expr, "shape": None if self.shape is None else list(self.shape), "line": self.line}
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> "Operand":
         shape = data.get("shape")
-        return cls(data.get("expr"), None if shape is None else tuple(shape), data.get("line"))
+        return cls(data.get("expr"), None if shape is None else tuple(shape), data.get("line"), data.get("cell"))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ A message that matches none of these stays whole as its own headline.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...analysis.findings import Facts, Finding, Operand
 
@@ -19,7 +19,7 @@ LIBRARIES = ("numpy-1", "numpy", "torch-legacy", "torch")
 _LIBRARY_TEXT = re.compile(r"^(?:%s): " % "|".join(re.escape(name) for name in LIBRARIES))
 _RAISES = re.compile(r": ((?:%s) raises .*)$" % "|".join(re.escape(name) for name in LIBRARIES))
 _CALL_NOTE = re.compile(r"\s*\[(in [^\[\]]*)\]$")
-_ORIGIN = re.compile(r"^(?P<expr>.+) from line (?P<line>\d+)$")
+_ORIGIN = re.compile(r"^(?P<expr>.+) from line (?P<line>\d+)(?: of cell (?P<cell>\d+))?$")
 _DIM = re.compile(r"\b(?:dim|axis) (-?\d+)\b")
 # A shape as messages print it: (5, 2, 4, 1), (3,), (), (B, T, C), (N, ?); not a call's "f()".
 _SHAPE = re.compile(r"(?<![\w.)\]])\((\s*[\w?*+-]+\s*(?:,\s*[\w?*+-]+\s*)*,?\s*)?\)")
@@ -42,8 +42,15 @@ def message_of(finding: Finding) -> Message:
     """The headline, detail lines and facts of ``finding``: its own fields if it has them, else derived."""
     if finding.details or finding.facts is not None:
         derived = _facts(finding.message, (), None, None) if finding.facts is None else finding.facts
-        return Message(finding.message, tuple(finding.details), derived)
-    return split_message(finding.message)
+        message = Message(finding.message, tuple(finding.details), derived)
+    else:
+        message = split_message(finding.message)
+    if finding.cell is not None and any(o.line is not None and o.cell is None for o in message.facts.operands):
+        # In a notebook a line without a cell counts in the finding's own cell.
+        operands = tuple(replace(o, cell=finding.cell) if o.line is not None and o.cell is None else o
+                         for o in message.facts.operands)
+        message = replace(message, facts=replace(message.facts, operands=operands))
+    return message
 
 
 def split_message(message: str) -> Message:
@@ -123,7 +130,8 @@ def _operand(text: str) -> Operand:
     match = _ORIGIN.match(text.strip())
     if match is None:
         return Operand(expr=text.strip())
-    return Operand(expr=match.group("expr"), line=int(match.group("line")))
+    cell = match.group("cell")
+    return Operand(expr=match.group("expr"), line=int(match.group("line")), cell=int(cell) if cell else None)
 
 
 def _take_origins(head: str) -> tuple[str | None, str]:
