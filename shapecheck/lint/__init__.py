@@ -59,6 +59,7 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
                  no_cache: bool = False, cache_dir: Path | None = None, output: OutputOptions = OutputOptions()) -> int:
     """Runs a lint and writes its output; returns the exit code. Usage errors print one line and give 2."""
     from .formats import render, render_statistics
+    from .progress import progress_for
     from .runner import LintOptions, known_codes, run_lint
 
     try:
@@ -80,10 +81,15 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
             raise ConfigError("'-' (stdin) cannot be combined with other paths")
         if jobs is not None and jobs < 1:
             raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+        display = None if read_stdin else progress_for(output.format, sys.stderr)
         options = LintOptions(paths=tuple(p for p in paths if str(p) != "-"), stdin_filename=stdin_filename,
                               read_stdin=read_stdin, config=config, overrides=overrides, jobs=jobs,
-                              use_cache=not no_cache)
-        report = run_lint(options)
+                              use_cache=not no_cache, progress=display.update if display else None)
+        try:
+            report = run_lint(options)
+        finally:
+            if display is not None:
+                display.close()
     except ConfigError as exc:
         print(f"shapecheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
