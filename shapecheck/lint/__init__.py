@@ -64,7 +64,7 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
 
     try:
         codes = known_codes()
-        if select is not None and select and not _split(select):
+        if select and not _split(select):
             # `--select ""` (often an empty shell variable) would silently select nothing and always pass.
             raise ConfigError("--select needs at least one code or prefix (ALL selects every rule)")
         overrides = Overrides(

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -141,8 +142,8 @@ def load_config(pyproject: Path, known_codes: frozenset[str], warnings: list[str
         return LintConfig(root=root, source=pyproject)
     for key in table:
         if key not in KNOWN_KEYS:
-            hint = key.replace("_", "-")
-            suggestion = f" (did you mean {hint!r}?)" if hint in KNOWN_KEYS else ""
+            close = get_close_matches(key.replace("_", "-"), sorted(KNOWN_KEYS), n=1, cutoff=0.8)
+            suggestion = f" (did you mean {close[0]!r}?)" if close else ""
             warnings.append(f"{pyproject}: unknown key [tool.shapecheck] {key!r} ignored{suggestion}")
 
     def where(key: str) -> str:

@@ -44,3 +44,15 @@ def test_unwritable_cache_directory_is_one_warning_and_the_run_goes_on(project, 
     assert "not-a-dir" in warning and warning.endswith("is not writable (Not a directory); running without the cache")
     again = shapecheck("lint", "--format", "concise", "--cache-dir", str(project / "not-a-dir" / "other"))
     assert again.code == 1 and len(again.err.splitlines()) == 1
+
+
+def test_a_mistyped_config_key_warns_with_the_key_it_resembles(project, shapecheck):
+    (project / "pyproject.toml").write_text('[tool.shapecheck]\nselct = ["SC1"]\nper_file_ignore = {}\ncolour = 1\n')
+    (project / "a.py").write_text("x = 1\n")
+    run = shapecheck("lint", "--no-cache")
+    assert run.code == 0
+    warnings = run.err.splitlines()
+    assert len(warnings) == 3
+    assert warnings[0].endswith("unknown key [tool.shapecheck] 'selct' ignored (did you mean 'select'?)")
+    assert warnings[1].endswith("'per_file_ignore' ignored (did you mean 'per-file-ignores'?)")
+    assert warnings[2].endswith("'colour' ignored")
