@@ -28,9 +28,66 @@ class Span:
     end_column: int
 
 
+# One dimension as data: an int, a symbol's name ("B"), or None when unknown.
+Dim = int | str | None
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One array an operation was applied to: its source text, its shape and the line it came from."""
+
+    expr: str | None = None
+    shape: tuple[Dim, ...] | None = None  # None: rank unknown
+    line: int | None = None
+    cell: int | None = None  # in a notebook: the cell ``line`` counts in
+
+    def to_json(self) -> dict:
+        out = {"expr": self.expr, "shape": None if self.shape is None else list(self.shape), "line": self.line}
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Operand":
+        shape = data.get("shape")
+        return cls(data.get("expr"), None if shape is None else tuple(shape), data.get("line"), data.get("cell"))
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a shape finding is about, for tools: the operands, the shapes named, the dims the verdict turns on.
+
+    ``dims`` are axis positions as the message gives them (negative: counted
+    from the right, as broadcasting aligns). ``library_message`` is the text
+    the real library raises or warns with, and ``library`` its name.
+    """
+
+    operands: tuple[Operand, ...] = ()
+    shapes: tuple[tuple[Dim, ...], ...] = ()
+    dims: tuple[int, ...] = ()
+    library: str | None = None
+    library_message: str | None = None
+
+    def to_json(self) -> dict:
+        return {"operands": [o.to_json() for o in self.operands], "shapes": [list(s) for s in self.shapes],
+                "dims": list(self.dims), "library": self.library, "library_message": self.library_message}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Facts":
+        return cls(tuple(Operand.from_json(o) for o in data.get("operands", ())),
+                   tuple(tuple(s) for s in data.get("shapes", ())), tuple(data.get("dims", ())),
+                   data.get("library"), data.get("library_message"))
+
+
 @dataclass(frozen=True)
 class Finding:
     """One report about one place in one file.
+
+    ``message`` is the headline: at most about 100 characters, naming the
+    shapes. ``details`` are the lines under it (where each operand came
+    from, the library's own error text, how to fix it); ``facts`` the same
+    as data. Both are optional: a finding with a single long ``message`` is
+    split into headline and details by the formatters.
 
     ``cell`` is set for notebooks: the 1-based position of the cell among all
     the notebook's cells, and ``span`` is then relative to that cell.
@@ -46,6 +103,13 @@ class Finding:
     message: str
     cell: int | None = None
     related: tuple[tuple[str, int], ...] = field(default=())
+    details: tuple[str, ...] = field(default=())
+    facts: Facts | None = None
+
+    @property
+    def full_message(self) -> str:
+        """The headline and its details as one line of text."""
+        return "; ".join((self.message, *self.details))
 
     @property
     def line(self) -> int:
@@ -69,7 +133,7 @@ class Finding:
             "code": self.code,
             "name": self.name,
             "severity": self.severity.value,
-            "message": self.message,
+            "message": self.full_message,
         }
         if self.cell is not None:
             out["cell"] = self.cell

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .config import ConfigError, Overrides, validate_codes, validate_dialect
+from .config import ConfigError, Overrides, suggest_code, validate_codes, validate_dialect
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -20,13 +20,31 @@ class OutputOptions:
     statistics: bool = False
     exit_zero: bool = False
     show_suppressed: bool = False
+    color: str = "auto"  # auto | always | never
 
 
-def wants_color(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+def wants_color(stream: TextIO, choice: str = "auto") -> bool:
+    """``--color always|never`` decides; ``auto`` means a terminal, unless NO_COLOR or FORCE_COLOR says otherwise.
+
+    The command line wins over the environment (https://no-color.org), and
+    NO_COLOR wins over FORCE_COLOR (https://force-color.org) when both are set.
+    """
+    if choice != "auto":
+        return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0", "false"):
+        return True
     return bool(getattr(stream, "isatty", None) and stream.isatty())
+
+
+def terminal_width() -> int | None:
+    """Columns to wrap text output to: the terminal's (or COLUMNS); None when piped, so lines stay whole for grep."""
+    import shutil
+
+    if os.environ.get("COLUMNS", "").isdigit() or sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
 
 
 def _split(values: list[str] | None) -> tuple[str, ...]:
@@ -41,10 +59,14 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
                  no_cache: bool = False, cache_dir: Path | None = None, output: OutputOptions = OutputOptions()) -> int:
     """Runs a lint and writes its output; returns the exit code. Usage errors print one line and give 2."""
     from .formats import render, render_statistics
+    from .progress import progress_for
     from .runner import LintOptions, known_codes, run_lint
 
     try:
         codes = known_codes()
+        if select and not _split(select):
+            # `--select ""` (often an empty shell variable) would silently select nothing and always pass.
+            raise ConfigError("--select needs at least one code or prefix (ALL selects every rule)")
         overrides = Overrides(
             select=validate_codes(_split(select), codes, "--select") if select else None,
             ignore=validate_codes(_split(ignore), codes, "--ignore"),
@@ -59,24 +81,32 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
             raise ConfigError("'-' (stdin) cannot be combined with other paths")
         if jobs is not None and jobs < 1:
             raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+        display = None if read_stdin else progress_for(output.format, sys.stderr)
         options = LintOptions(paths=tuple(p for p in paths if str(p) != "-"), stdin_filename=stdin_filename,
                               read_stdin=read_stdin, config=config, overrides=overrides, jobs=jobs,
-                              use_cache=not no_cache)
-        report = run_lint(options)
+                              use_cache=not no_cache, progress=display.update if display else None)
+        try:
+            report = run_lint(options)
+        finally:
+            if display is not None:
+                display.close()
     except ConfigError as exc:
         print(f"shapecheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     for warning in report.warnings:
         print(f"shapecheck: warning: {warning}", file=sys.stderr)
 
-    if output.output_file is not None:
+    if output.format != "text":
         color = False
+    elif output.output_file is not None:
+        color = output.color == "always"  # a file is not a terminal: only when asked for
     else:
-        color = output.format == "text" and wants_color(sys.stdout)
+        color = wants_color(sys.stdout, output.color)
     if output.statistics:
         text = render_statistics(report, output.format)
     else:
-        text = render(report, output.format, color=color, show_suppressed=output.show_suppressed)
+        width = terminal_width() if output.output_file is None else None
+        text = render(report, output.format, color=color, show_suppressed=output.show_suppressed, width=width)
     if output.output_file is not None:
         try:
             output.output_file.write_text(text, encoding="utf-8")
@@ -91,7 +121,7 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
     return EXIT_CLEAN
 
 
-def rules_command(config: Path | None = None) -> int:
+def rules_command(config: Path | None = None, color: str = "auto") -> int:
     """The rule table: code, name, default severity, and whether this directory's config enables it."""
     from rich.console import Console
     from rich.table import Table
@@ -108,11 +138,12 @@ def rules_command(config: Path | None = None) -> int:
     table = Table("code", "name", "default severity", "enabled", box=None, pad_edge=False)
     for code, spec in rules.items():
         table.add_row(code, spec.name, spec.severity.value, "yes" if resolved.is_enabled(code) else "no")
-    Console(no_color=not wants_color(sys.stdout), highlight=False).print(table)
+    colored = wants_color(sys.stdout, color)
+    Console(no_color=not colored, force_terminal=colored or None, highlight=False).print(table)
     return EXIT_CLEAN
 
 
-def rule_command(code: str) -> int:
+def rule_command(code: str, color: str = "auto") -> int:
     """One rule's docs and examples, rendered as markdown."""
     from rich.console import Console
     from rich.markdown import Markdown
@@ -122,9 +153,11 @@ def rule_command(code: str) -> int:
     rules = all_rules()
     spec = rules.get(code.strip().upper())
     if spec is None:
-        print(f"shapecheck: error: unknown rule {code!r} (see `shapecheck rules`)", file=sys.stderr)
+        hint = suggest_code(code, frozenset(rules))
+        print(f"shapecheck: error: unknown rule {code!r}{hint} (see `shapecheck rules`)", file=sys.stderr)
         return EXIT_USAGE
-    console = Console(no_color=not wants_color(sys.stdout), highlight=False)
+    colored = wants_color(sys.stdout, color)
+    console = Console(no_color=not colored, force_terminal=colored or None, highlight=False)
     if console.is_terminal:
         console.print(Markdown(spec.markdown()))
     else:

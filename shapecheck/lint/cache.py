@@ -9,10 +9,10 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..analysis.findings import Finding, Severity, Span
+from ..analysis.findings import Facts, Finding, Severity, Span
 
 # Bump when the cached layout changes; the version alone covers analyzer changes in releases.
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 
 
 def _build_stamp() -> str:
@@ -49,14 +49,16 @@ def cache_key(data: bytes, kind: str, fingerprint: str) -> str:
 def finding_to_record(finding: Finding) -> list:
     s = finding.span
     return [s.line, s.column, s.end_line, s.end_column, finding.code, finding.name,
-            finding.severity.value, finding.message, finding.cell, [list(r) for r in finding.related]]
+            finding.severity.value, finding.message, finding.cell, [list(r) for r in finding.related],
+            list(finding.details), finding.facts.to_json() if finding.facts is not None else None]
 
 
 def finding_from_record(record: list, path: str) -> Finding:
-    line, column, end_line, end_column, code, name, severity, message, cell, related = record
+    line, column, end_line, end_column, code, name, severity, message, cell, related, details, facts = record
     return Finding(path=path, span=Span(line, column, end_line, end_column), code=code, name=name,
                    severity=Severity(severity), message=message, cell=cell,
-                   related=tuple((str(p), int(n)) for p, n in related))
+                   related=tuple((str(p), int(n)) for p, n in related), details=tuple(details),
+                   facts=Facts.from_json(facts) if facts is not None else None)
 
 
 class Cache:
@@ -65,11 +67,30 @@ class Cache:
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory) / __version__
         self._ready = False
+        # Set by the first get() when the directory cannot be written: the run
+        # goes on without the cache and the user sees this once.
+        self.warning: str | None = None
+        self._probed = False
 
     def _file(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    def _probe(self) -> None:
+        self._probed = True
+        try:
+            self._prepare(self.directory)
+            fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".probe-")
+            os.close(fd)
+            os.unlink(temp)
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            self.warning = f"cache directory {self.directory.parent} is not writable ({reason}); running without the cache"
+
     def get(self, key: str, path: str) -> list[Finding] | None:
+        if not self._probed:
+            self._probe()
+        if self.warning is not None:
+            return None
         try:
             with open(self._file(key), encoding="utf-8") as handle:
                 records = json.load(handle)
@@ -78,6 +99,8 @@ class Cache:
             return None  # missing or damaged entries are simply recomputed
 
     def put(self, key: str, findings: list[Finding]) -> None:
+        if self.warning is not None:
+            return
         target = self._file(key)
         try:
             self._prepare(target.parent)

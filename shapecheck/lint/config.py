@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass, field, replace
+from difflib import get_close_matches
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -13,6 +15,8 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+from ..analysis.rules.unused_suppression import OFF_BY_DEFAULT
 
 if TYPE_CHECKING:
     from ..analysis.api import AnalysisSettings
@@ -64,8 +68,12 @@ class LintConfig:
 
         As in ruff: the most specific matching prefix wins between select and
         ignore; extend-select adds to select; per-file-ignores always remove.
+        Rules that are off by default (SC003) count only when named in full.
         """
-        selected = _best_match(code, self.select + self.extend_select)
+        chosen = self.select + self.extend_select
+        if code in OFF_BY_DEFAULT and code not in chosen:
+            return False  # only named in full: neither ALL nor a prefix turns these on
+        selected = _best_match(code, chosen)
         ignored = _best_match(code, self.ignore)
         if selected < 0 or ignored >= selected:
             return False
@@ -134,8 +142,8 @@ def load_config(pyproject: Path, known_codes: frozenset[str], warnings: list[str
         return LintConfig(root=root, source=pyproject)
     for key in table:
         if key not in KNOWN_KEYS:
-            hint = key.replace("_", "-")
-            suggestion = f" (did you mean {hint!r}?)" if hint in KNOWN_KEYS else ""
+            close = get_close_matches(key.replace("_", "-"), sorted(KNOWN_KEYS), n=1, cutoff=0.8)
+            suggestion = f" (did you mean {close[0]!r}?)" if close else ""
             warnings.append(f"{pyproject}: unknown key [tool.shapecheck] {key!r} ignored{suggestion}")
 
     def where(key: str) -> str:
@@ -188,8 +196,11 @@ def _read_table(pyproject: Path) -> dict | None:
 
 
 def _strings(raw: object, where: str) -> tuple[str, ...]:
+    # A bare string is an error rather than a one-item list: "SC1, SC2" or a
+    # pasted glob would otherwise be read as something the user did not write.
     if isinstance(raw, str):
-        raw = [raw]
+        raise ConfigError(f"{where} must be a list of strings, got the string {raw!r} "
+                          f"(write [{json.dumps(raw)}])")
     if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
         raise ConfigError(f"{where} must be a list of strings, got {raw!r}")
     return tuple(raw)
@@ -208,9 +219,33 @@ def validate_codes(codes: tuple[str, ...], known_codes: frozenset[str], where: s
         if not code:
             continue
         if code != "ALL" and not any(known.startswith(code) for known in known_codes):
-            raise ConfigError(f"{where}: unknown rule code {code!r} (see `shapecheck rules`)")
+            raise ConfigError(f"{where}: unknown rule code {code!r}{suggest_code(code, known_codes)} "
+                              f"(see `shapecheck rules`)")
         out.append(code)
     return tuple(out)
+
+
+def suggest_code(code: str, known_codes: frozenset[str]) -> str:
+    """`` (did you mean 'SC101'?)`` for a near miss (SC1O1, SC1001, SC011); empty unless exactly one code is close."""
+    typed = code.strip().upper()
+    # The usual slips first: the letters O and l typed for the digits 0 and 1.
+    repaired = typed[:2] + typed[2:].replace("O", "0").replace("L", "1").replace("I", "1")
+    if repaired != typed and repaired in known_codes:
+        return f" (did you mean {repaired!r}?)"
+    close = [known for known in sorted(known_codes) if _one_edit_apart(typed, known)]
+    return f" (did you mean {close[0]!r}?)" if len(close) == 1 else ""
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One character inserted, deleted, replaced, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diffs = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diffs) == 1 or (len(diffs) == 2 and diffs[1] == diffs[0] + 1
+                                   and a[diffs[0]] == b[diffs[1]] and a[diffs[1]] == b[diffs[0]])
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _dialect(raw: object, where: str) -> str | None:

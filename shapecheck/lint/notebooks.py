@@ -6,10 +6,13 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from ..analysis.findings import Finding, Span
+from ..analysis.findings import Finding, Operand, Span
 
 # Cell magics whose body is still Python: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "pypy", "python", "python3"})
+
+# A cross-reference to another line in an analyzer message: "a from line 4", "read at line 42", "(line 35)".
+_LINE_REFERENCE = re.compile(r"\bline (\d+)\b(?! of cell)")
 
 _ASSIGN_MAGIC = re.compile(r"^(\s*[A-Za-z_][\w.,\s]*=\s*)[%!]")
 
@@ -52,7 +55,27 @@ class NotebookProgram:
             end_line = self.cells[index].source.count("\n") + 1
             end_column = len(self.cells[index].source.split("\n")[end_line - 1]) + 1
         span = Span(line, finding.span.column, max(end_line, line), end_column)
-        return replace(finding, span=span, cell=self.cells[index].number)
+        cell = self.cells[index].number
+        facts = finding.facts
+        if facts is not None and facts.operands:
+            facts = replace(facts, operands=tuple(self._map_operand(o, cell) for o in facts.operands))
+        return replace(finding, span=span, cell=cell, message=self.map_references(finding.message, cell),
+                       details=tuple(self.map_references(d, cell) for d in finding.details), facts=facts)
+
+    def map_references(self, text: str, cell: int) -> str:
+        """"line 14" of the joined program as the reader counts it: "line 2" in ``cell``, else "line 2 of cell 5"."""
+        def local(match: re.Match) -> str:
+            index, line = self.locate(int(match.group(1)))
+            number = self.cells[index].number
+            return f"line {line}" if number == cell else f"line {line} of cell {number}"
+
+        return _LINE_REFERENCE.sub(local, text)
+
+    def _map_operand(self, operand: Operand, cell: int) -> Operand:
+        if operand.line is None:
+            return operand
+        index, line = self.locate(operand.line)
+        return replace(operand, line=line, cell=self.cells[index].number)
 
 
 def read_cells(text: str) -> tuple[Cell, ...]:

@@ -8,6 +8,7 @@ import tokenize
 import io
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from .cache import Cache, cache_key
 from .config import ConfigResolver, LintConfig, Overrides
 from .discover import discover
 from .notebooks import NotebookError, NotebookProgram, build_program, read_cells
-from .suppress import split_suppressed
+from .suppress import split_suppressed, unused_suppression_findings
 
 # Below this much work a pool costs more to start than it saves.
 SERIAL_MAX_FILES = 8
@@ -35,6 +36,8 @@ class LintOptions:
     overrides: Overrides = field(default_factory=Overrides)
     jobs: int | None = None
     use_cache: bool = True
+    # Called as progress(files done, files in all, the file just linted), e.g. by lint/progress.py.
+    progress: Callable[[int, int, str], None] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -161,6 +164,7 @@ def lint_job(job: FileJob) -> FileResult:
     """One file, start to end; never raises (a bug here becomes SC099 for that file)."""
     try:
         findings, text, program = analyze_bytes(job.path, job.data, job.kind, job.config)
+        findings += unused_suppression_findings(findings, text, job.path, program)
         if job.key is not None and job.cache_dir is not None:
             Cache(Path(job.cache_dir)).put(job.key, findings)
         return finish(job.path, findings, text, program, job.config)
@@ -234,10 +238,15 @@ def run_lint(options: LintOptions) -> LintReport:
                 continue
             cache_dir = str(cache_path)
         pending.append(FileJob(path, data, kind, config, key, cache_dir))
+    done, total = len(discovery.files) - len(pending), len(discovery.files)
     for result in _run_jobs(pending, options.jobs):
         report.add(result)
+        done += 1
+        if options.progress is not None:
+            options.progress(done, total, result.path)
     report.files_checked = len(discovery.files)
     report.warnings.extend(resolver.warnings)
+    report.warnings.extend(cache.warning for cache in caches.values() if cache.warning)
     _sort(report)
     return report
 
@@ -255,27 +264,27 @@ def _finish_cached(path: str, data: bytes, kind: str, findings: list[Finding], c
         return finish(path, findings, "", None, config)
 
 
-def _run_jobs(jobs: list[FileJob], max_jobs: int | None) -> list[FileResult]:
+def _run_jobs(jobs: list[FileJob], max_jobs: int | None) -> Iterator[FileResult]:
+    """Results as they arrive (so progress can be shown)."""
     workers = max_jobs if max_jobs and max_jobs > 0 else (os.cpu_count() or 1)
     total = sum(len(j.data) for j in jobs)
     if workers <= 1 or len(jobs) <= SERIAL_MAX_FILES or total <= SERIAL_MAX_BYTES:
         _init_worker()
-        return [lint_job(job) for job in jobs]
+        yield from (lint_job(job) for job in jobs)
+        return
     workers = min(workers, len(jobs))
     # Biggest files first, dealt round-robin, so no worker is left with the long tail.
     ordered = sorted(jobs, key=lambda j: len(j.data), reverse=True)
     chunk_count = workers * 4
     chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
     chunks = [c for c in chunks if c]
-    results: list[FileResult] = []
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
         futures = [(chunk, pool.submit(lint_chunk, chunk)) for chunk in chunks]
         for chunk, future in futures:
             try:
-                results.extend(future.result())
+                yield from future.result()
             except BrokenProcessPool:
-                results.extend(internal_error(j.path, "worker process crashed") for j in chunk)
-    return results
+                yield from (internal_error(j.path, "worker process crashed") for j in chunk)
 
 
 def _sort(report: LintReport) -> None:

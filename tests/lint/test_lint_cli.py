@@ -49,7 +49,7 @@ def test_stdin_is_linted_under_the_stdin_filename_with_its_directory_config(proj
     (project / "sub" / "pyproject.toml").write_text('[tool.shapecheck]\nignore = ["SC002"]\n')
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"y = 2\nx = (1,\n")))
     run = shapecheck("lint", "--stdin-filename", "sub/from_stdin.py", "--format", "concise", "-")
-    assert run.out == "sub/from_stdin.py:2:5: SC001 cannot parse: '(' was never closed\n"
+    assert run.out == "sub/from_stdin.py:2:5: SC001 [error] cannot parse: '(' was never closed\n"
     assert run.code == 1
 
 
@@ -98,7 +98,7 @@ def test_python_dash_m_shapecheck_runs_the_cli(tmp_path):
     done = subprocess.run([sys.executable, "-m", "shapecheck", "lint", "--no-cache", "--format", "concise",
                            "bad.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
-    assert done.stdout == "bad.py:1:5: SC001 cannot parse: '(' was never closed\n"
+    assert done.stdout == "bad.py:1:5: SC001 [error] cannot parse: '(' was never closed\n"
     assert done.stderr == ""
 
 

@@ -67,7 +67,7 @@ def test_unknown_keys_warn_and_suggest_the_kebab_case_spelling(tmp_path):
 
 
 @pytest.mark.parametrize("body, fragment", [
-    ('select = "SC9"', "unknown rule code 'SC9'"),
+    ('select = ["SC9"]', "unknown rule code 'SC9'"),
     ("select = [1]", "must be a list of strings"),
     ('dialect = "jax"', "must be one of auto, numpy, numpy-1, torch, torch-legacy"),
     ('shapes = { x = "5,-1" }', "negative dimension"),

@@ -31,9 +31,9 @@ def sample_report() -> LintReport:
 
 def test_concise_is_one_line_per_finding_with_cell_locations():
     assert render(sample_report(), "concise").splitlines() == [
-        "nb.ipynb:cell 3:2:3: SC105 shape, changed",
-        "pkg/m.py:2:1: SC102 (n, 1) op (n,) gives (n, n)",
-        "pkg/m.py:4:5: SC101 cannot broadcast (5, 2) with (3,): dim -1 is 2 vs 3",
+        "nb.ipynb:cell 3:2:3: SC105 [info] shape, changed",
+        "pkg/m.py:2:1: SC102 [warning] (n, 1) op (n,) gives (n, n)",
+        "pkg/m.py:4:5: SC101 [error] cannot broadcast (5, 2) with (3,): dim -1 is 2 vs 3",
     ]
 
 
@@ -41,7 +41,9 @@ def test_json_follows_the_design_contract():
     items = json.loads(render(sample_report(), "json"))
     assert items[0] == {"path": "nb.ipynb", "line": 2, "column": 3, "end_line": 2, "end_column": 7,
                         "code": "SC105", "name": "backcompat-broadcast-change", "severity": "info",
-                        "message": "shape, changed", "cell": 3}
+                        "message": "shape, changed", "cell": 3, "headline": "shape, changed", "details": [],
+                        "facts": {"operands": [], "shapes": [], "dims": [], "library": None,
+                                  "library_message": None}}
     assert "cell" not in items[2] and items[2]["severity"] == "error"
 
 

@@ -97,3 +97,26 @@ def test_cells_that_only_exist_in_masked_form_keep_their_numbering():
     program = build_program((Cell(1, "%%bash\nls"), Cell(5, "z = 1")))
     assert program.starts == (1, 3)
     assert program.locate(3) == (1, 1)
+
+
+def test_cross_references_count_lines_in_cells_like_the_finding_itself(project, shapecheck, make_notebook):
+    (project / "nb.ipynb").write_text(make_notebook(
+        ("code", "import numpy as np\na = np.zeros((5, 2))\n"),
+        ("markdown", "the other operand"),
+        ("code", "b = np.ones(3)\n\nc = a + b\n")))
+    [item] = shapecheck("lint", "--no-cache", "--format", "json").json()
+    assert (item["cell"], item["line"]) == (3, 3)
+    assert "(a from line 2 of cell 1, b from line 1)" in item["message"]
+    assert [(o["expr"], o["line"], o["cell"]) for o in item["facts"]["operands"]] == [("a", 2, 1), ("b", 1, 3)]
+    text = shapecheck("lint", "--no-cache").out
+    assert "operands: a from line 2 of cell 1, b from line 1\n" in text
+
+
+def test_program_lines_in_messages_and_details_map_to_cells():
+    program = build_program((Cell(1, "x = 1\ny = 2\n"), Cell(4, "z = 3\n")))
+    finding = Finding("nb.ipynb", Span(3, 1, 3, 2), "SC305", "r", Severity.WARNING,
+                      "f() modifies 'x' in place (line 1) and 'x' is read afterwards at line 3",
+                      details=("the caller at line 2",))
+    mapped = program.map_finding(finding)
+    assert mapped.message == "f() modifies 'x' in place (line 1 of cell 1) and 'x' is read afterwards at line 1"
+    assert mapped.details == ("the caller at line 2 of cell 1",)

@@ -71,6 +71,6 @@ def test_cli_suppressed_syntax_error_exits_0_and_show_suppressed_lists_it(projec
     assert quiet.code == 0 and quiet.out == ""
     shown = shapecheck("lint", "--no-cache", "--format", "concise", "--show-suppressed")
     assert shown.code == 0
-    assert shown.out == "a.py:2:5: SC001 cannot parse: '(' was never closed (suppressed)\n"
+    assert shown.out == "a.py:2:5: SC001 [error] cannot parse: '(' was never closed (suppressed)\n"
     as_json = shapecheck("lint", "--no-cache", "--format", "json", "--show-suppressed").json()
     assert [(f["code"], f["suppressed"]) for f in as_json] == [("SC001", True)]

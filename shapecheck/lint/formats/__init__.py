@@ -10,11 +10,12 @@ from ..runner import LintReport
 FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
-def render(report: LintReport, fmt: str, *, color: bool = False, show_suppressed: bool = False) -> str:
-    """The whole output as text (ends with a newline unless empty)."""
+def render(report: LintReport, fmt: str, *, color: bool = False, show_suppressed: bool = False,
+           width: int | None = None) -> str:
+    """The whole output as text (ends with a newline unless empty); ``width`` wraps the text format."""
     if fmt == "text":
         from .text import render_text
-        return render_text(report, color=color, show_suppressed=show_suppressed)
+        return render_text(report, color=color, show_suppressed=show_suppressed, width=width)
     if fmt == "concise":
         from .concise import render_concise
         return render_concise(report, show_suppressed=show_suppressed)

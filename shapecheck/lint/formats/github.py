@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..runner import LintReport
+from .message import message_of
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -31,6 +32,8 @@ def render_github(report: LintReport) -> str:
             # Lines inside a notebook cell would point at the wrong place of the .ipynb JSON.
             del props["line"], props["col"], props["endLine"], props["endColumn"]
         rendered = ",".join(f"{k}={_escape_property(str(v))}" for k, v in props.items())
-        message = f"{cell}{f.message}" if not cell else f"{cell}line {f.span.line}:{f.span.column}: {f.message}"
+        parts = message_of(f)
+        text = "\n".join((parts.headline, *parts.details))
+        message = text if not cell else f"{cell}line {f.span.line}:{f.span.column}: {text}"
         lines.append(f"::{_COMMAND[f.severity.value]} {rendered}::{_escape_data(message)}")
     return "".join(line + "\n" for line in lines)

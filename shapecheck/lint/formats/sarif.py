@@ -11,6 +11,7 @@ from ... import __version__
 from ...analysis.findings import Finding
 from ...analysis.rules import all_rules
 from ..runner import LintReport
+from .message import full_text, message_of
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -48,8 +49,10 @@ def _result(finding: Finding, rule_index: dict[str, int], suppressed: bool) -> d
     span = finding.span
     region = {"startLine": span.line, "startColumn": span.column,
               "endLine": max(span.end_line, span.line), "endColumn": max(span.end_column, 1)}
-    text = finding.message if finding.cell is None else f"cell {finding.cell}: {finding.message}"
-    stable = f"{finding.path}\0{finding.cell}\0{finding.code}\0{finding.message}"
+    message = message_of(finding)
+    shown = "\n".join((message.headline, *message.details))
+    text = shown if finding.cell is None else f"cell {finding.cell}: {shown}"
+    stable = f"{finding.path}\0{finding.cell}\0{finding.code}\0{full_text(finding)}"
     result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index[finding.code],

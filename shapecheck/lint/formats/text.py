@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from itertools import groupby
 
 from rich.console import Console
@@ -12,6 +13,7 @@ from rich.text import Text
 from ...analysis.findings import Finding
 from ..runner import LintReport
 from . import location
+from .message import message_of
 
 # Shapes as the messages print them: (5, 2, 4, 1), (3,), (), [5, 2], torch.Size([5, 2]).
 SHAPE_PATTERN = re.compile(r"torch\.Size\(\[[^\]]*\]\)|\((?:\s*[\w?*+-]+\s*,)*\s*(?:[\w?*+-]+\s*)?\)|\[(?:\s*[\w?]+\s*,)*\s*[\w?]+\s*\]")
@@ -57,19 +59,58 @@ def code_frame(finding: Finding, source: str | None) -> Text:
     return frame
 
 
-def _finding_block(finding: Finding, source: str | None, suppressed: bool) -> Text:
+DETAIL_INDENT = "    "
+
+
+def _finding_block(finding: Finding, source: str | None, suppressed: bool, width: int | None) -> Text:
+    """The headline line, the detail lines under it (wrapped to ``width`` when given), then the code frame."""
+    message = message_of(finding)
     block = Text()
     block.append(location(finding), style="bold")
     block.append(": ")
     block.append(finding.code, style=_SEVERITY_STYLE[finding.severity.value])
     block.append(f" [{finding.severity.value}] ")
-    block.append_text(highlight_shapes(finding.message))
+    block.append_text(highlight_shapes(message.headline))
     block.append(f"  ({finding.name})", style="dim")
     if suppressed:
         block.append("  suppressed", style="italic dim")
+    if width is not None:
+        block = _wrap_text(block, width, DETAIL_INDENT)
     block.append("\n")
+    for detail in message.details:
+        label, _, rest = detail.partition(": ")
+        hang = len(label) + 2 if rest and len(label) <= 12 and " " not in label else 0
+        for line in _wrap(detail, width, DETAIL_INDENT, DETAIL_INDENT + " " * hang):
+            block.append_text(highlight_shapes(line))
+            block.append("\n")
     block.append_text(code_frame(finding, source))
     return block
+
+
+def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
+    if width is None:
+        return [first + text]
+    return textwrap.wrap(text, width=max(width, 40), initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first]
+
+
+def _wrap_text(text: Text, width: int, indent: str) -> Text:
+    """A styled line wrapped at spaces, continuation lines indented."""
+    plain = text.plain
+    if len(plain) <= width:
+        return text
+    out = Text()
+    lines = textwrap.wrap(plain, width=max(width, 40), subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    position = 0
+    for number, line in enumerate(lines):
+        body = line[len(indent):] if number else line
+        start = plain.index(body, position)
+        if number:
+            out.append("\n" + indent)
+        out.append_text(text[start:start + len(body)])
+        position = start + len(body)
+    return out
 
 
 def summary(report: LintReport) -> str:
@@ -87,7 +128,9 @@ def summary(report: LintReport) -> str:
             f"{files} file{'s' if files != 1 else ''} ({checked}{suppressed}).")
 
 
-def render_text(report: LintReport, *, color: bool = False, show_suppressed: bool = False) -> str:
+def render_text(report: LintReport, *, color: bool = False, show_suppressed: bool = False,
+                width: int | None = None) -> str:
+    """``width``: wrap headlines and details to this many columns (a terminal's); None leaves lines whole."""
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=color, no_color=not color, color_system="standard" if color else None,
                       width=10_000, highlight=False, soft_wrap=True, emoji=False, markup=False)
@@ -99,7 +142,7 @@ def render_text(report: LintReport, *, color: bool = False, show_suppressed: boo
         console.print(Text(path, style="bold underline"))
         for finding, suppressed in group:
             source = report.sources.get((finding.path, finding.cell))
-            console.print(_finding_block(finding, source, suppressed), end="")
+            console.print(_finding_block(finding, source, suppressed, width), end="")
         console.print()
     console.print(Text(summary(report), style="bold"))
     return buffer.getvalue()
