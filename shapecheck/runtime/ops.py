@@ -582,7 +582,7 @@ def _tile_rule(x: Any, *reps: Any, dialect: Dialect, **kwargs: Any) -> Result:
 
 
 def _gather_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.gather(_shape(x), dim, _shape(index), dialect=dialect)
+    return _indexing.gather(_shape(x), dim, _shape(index), dialect=dialect)
 
 
 def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
@@ -591,7 +591,7 @@ def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwar
 
 def _take_along_rule(x: Any, indices: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     axis = args[0] if args else _kw(kwargs, "axis", "dim", default=-1)
-    return _shape_ops.take_along_axis(_shape(x), _shape(indices), axis, dialect=dialect)
+    return _indexing.take_along_axis(_shape(x), _shape(indices), axis, dialect=dialect)
 
 
 def _numpy_view_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
