@@ -168,14 +168,15 @@ _NO_GRAD = ("torch.no_grad", "torch.inference_mode")
 
 
 class AliasAnalysis:
-    """Walks one module's names, views and destroyers, and collects SC301-SC307."""
+    """Walks one module's names, views and destroyers, and collects SC301-SC308."""
 
     def __init__(self, module: cst.Module, path: str, settings: Any = None):
         from .rules.aliasing import ALIAS_RULES
+        from .rules.view_layout_error import VIEW_LAYOUT_ERROR
 
         self.module = module
         self.path = path
-        self.specs = ALIAS_RULES
+        self.specs = {**ALIAS_RULES, VIEW_LAYOUT_ERROR.code: VIEW_LAYOUT_ERROR}
         era = getattr(settings, "dialect", None)
         self.torch_checks_overlap = era != "torch-legacy"
         self.numpy_dialect = NUMPY
@@ -1022,7 +1023,7 @@ class AliasAnalysis:
             kind = "view"  # a C-contiguous array reshapes, ravels and flattens without copying
         if spec.name == "view" and base.library == "torch" and base.layout is not None and \
                 shape is not None and _concrete(shape) and layout is None:
-            self.report("SC306", node,
+            self.report("SC308", node,
                         f".view{_fmt(shape)} of {self.name_of(base.root)!r}, whose layout "
                         f"{_fmt(base.shape)} with strides {base.layout.strides} is not "
                         "contiguous: torch raises \"view size is not compatible with input "
@@ -1536,7 +1537,7 @@ def _statements(body: Iterable[cst.CSTNode], *, into_functions: bool) -> Iterabl
             stack.extend(reversed(list(block)))
 
 
-_RAISING_CODES = frozenset({"SC302", "SC303", "SC306", "SC307"})
+_RAISING_CODES = frozenset({"SC302", "SC303", "SC306", "SC307", "SC308"})
 _LIBRARY_ERRORS = frozenset({"Exception", "BaseException", "ValueError", "RuntimeError"})
 
 

@@ -136,12 +136,21 @@ class Layout:
                       self.strides[:dim] + self.strides[dim + 1:])
 
     def expand(self, shape: Sequence[int]) -> "Layout":
-        """Broadcast to ``shape``: new and stretched dims get stride 0."""
+        """Broadcast to ``shape`` as torch's ``expand`` does (ATen's inferExpandGeometry):
+        stretched dims get stride 0; a new dim of size 1 gets the stride a contiguous
+        tensor would give it, and a longer new dim stride 0."""
         shape = tuple(shape)
+        if not self.shape:
+            return Layout(self.offset, shape, (0,) * len(shape))  # a 0-d tensor: all stride 0
         lead = len(shape) - len(self.shape)
-        strides = [0] * lead
-        for size, (own, stride) in zip(shape[lead:], zip(self.shape, self.strides)):
-            strides.append(stride if own == size else 0)
+        strides = [0] * len(shape)
+        for i in range(len(shape) - 1, -1, -1):
+            if i >= lead:
+                own, stride = self.shape[i - lead], self.strides[i - lead]
+            else:
+                own = 1
+                stride = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 1
+            strides[i] = stride if own == shape[i] else 0
         return Layout(self.offset, shape, tuple(strides))
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Layout":
@@ -212,6 +221,8 @@ def torch_view_strides(old_shape: Sequence[int], old_strides: Sequence[int],
     dims may be merged only where they are contiguous with each other.
     """
     old_shape, old_strides, new_shape = tuple(old_shape), tuple(old_strides), tuple(new_shape)
+    if not old_shape:
+        return (1,) * len(new_shape)  # a 0-d tensor views as any shape of one element
     numel = int(np.prod(old_shape, dtype=np.int64)) if old_shape else 1
     if numel == 0:
         if old_shape == new_shape:
@@ -275,6 +286,15 @@ def is_non_overlapping_and_dense(layout: Layout) -> bool:
             return False
         expected *= size
     return True
+
+
+def torch_internal_overlap(layout: Layout) -> str:
+    """ATen's ``has_internal_overlap``: "yes" when a zero stride spans a dim longer than 1 (as
+    expand makes), "no" for a non-overlapping dense layout, else "too_hard" (torch lets
+    in-place writes through unchecked)."""
+    if any(stride == 0 and size > 1 for size, stride in zip(layout.shape, layout.strides)):
+        return "yes"
+    return "no" if is_non_overlapping_and_dense(layout) else "too_hard"
 
 
 def torch_overlap_status(written: Layout, read: Layout, same_object: bool = False) -> str:

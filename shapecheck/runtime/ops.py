@@ -93,9 +93,10 @@ from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .dialects import Dialect
 from .dims import shape_is_concrete
-from .layout import Layout
+from .layout import torch_view_strides
+from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
-from .views import LayoutFn
+from .views import LayoutFn, call_view_kind, output_layout, resolved_view_kind
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
@@ -169,54 +170,6 @@ def all_specs() -> list[OpSpec]:
     return list(_TABLE.values())
 
 
-def call_view_kind(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect | None = None) -> str:
-    """The view kind of one call, where its arguments decide it.
-
-    ``x[idx]`` is a view for basic indices and a copy for advanced or
-    boolean ones (and, in NumPy, for integers selecting a single element,
-    which give a scalar); ``astype(..., copy=False)`` may return the same
-    object, while ``astype`` copies by default.
-    """
-    if spec.name == "__getitem__" and len(args) > 1:
-        items = index_items(args[1])
-        if not _indexing.index_is_view(items, dialect):
-            return "none"
-        ndim = len(_shape(args[0]))
-        if (dialect is None or dialect.is_numpy) and ndim and \
-                sum(isinstance(i, _indexing.IntIndex) for i in items) == ndim:
-            return "none"
-        return spec.view_kind
-    if spec.name == "astype" and kwargs.get("copy") is False:
-        return "same"
-    return spec.view_kind
-
-
-def output_layout(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect,
-                  shape: tuple | None = None) -> Layout | None:
-    """Where the output of one call sits in input 0's storage.
-
-    ``args[0]`` is an ArrayArg whose ``layout`` is known; ``shape`` is the
-    output's shape when the caller has it (else the op's rule computes it).
-    None when the output is a copy, when the layout or the output's int shape
-    is unknown, or when the op cannot view this layout: a "maybe" op
-    (reshape, ravel, flatten, contiguous) then copies, and torch's ``view``
-    raises (``view_error``).
-    """
-    if spec.layout is None or not args or not isinstance(args[0], ArrayArg) or \
-            args[0].layout is None:
-        return None
-    try:
-        if call_view_kind(spec, args, kwargs, dialect) == "none":
-            return None
-        if shape is None:
-            shape = tuple(spec.rule(*args, dialect=dialect, **kwargs).shape)
-        if not all(isinstance(d, int) for d in shape):
-            return None
-        return spec.layout(args[0].layout, tuple(shape), *args[1:], **kwargs)
-    except Exception:  # arguments the layout cannot read, or a call the rule refuses: unknown
-        return None
-
-
 def writes_reach_input(name: str) -> bool:
     """Every library's op called ``name`` returns a plain view of input 0 (``t``, ``T``,
     ``transpose``, ``view``, ``squeeze``, ``narrow``, ...): a write into the output writes into
@@ -224,16 +177,6 @@ def writes_reach_input(name: str) -> bool:
     specs = [spec for (n, _), spec in _TABLE.items() if n == name]
     return bool(specs) and all(spec.view_kind == "view" and not spec.multi_output
                                for spec in specs)
-
-
-def resolved_view_kind(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect) -> str:
-    """``call_view_kind``, with "maybe" decided when input 0's layout is known: "view" when the
-    op can view that layout, "none" (a copy) when it cannot."""
-    kind = call_view_kind(spec, args, kwargs, dialect)
-    if kind == "maybe" and spec.layout is not None and args and isinstance(args[0], ArrayArg) \
-            and args[0].layout is not None and shape_is_concrete(args[0].shape):
-        return "view" if output_layout(spec, args, kwargs, dialect) is not None else "none"
-    return kind
 
 
 def _getitem_rule(x: Any, key: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
@@ -423,11 +366,22 @@ def _x(rule: Callable[..., Result]) -> Callable[..., Result]:
     return adapted
 
 
+def _viewable(x: Any, result: Result) -> Result:
+    """torch's view never copies: it refuses a layout whose dims cannot be regrouped into the
+    new shape (a transposed, expanded or stepped tensor), where reshape would copy."""
+    layout = x.layout if isinstance(x, ArrayArg) else None
+    if layout is not None and layout.shape == tuple(x.shape) and \
+            shape_is_concrete(result.shape) and \
+            torch_view_strides(layout.shape, layout.strides, tuple(result.shape)) is None:
+        raise ShapeError("view-layout", TORCH_VIEW_STRIDE, "RuntimeError")
+    return result
+
+
 def _reshape_rule(op: str) -> Callable[..., Result]:
     def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
         new = size_args(sizes) if sizes else tuple(_kw(kwargs, "shape", "newshape", default=()))
         if op == "view" and dialect.is_torch:
-            return _shape_ops.view(_shape(x), new, dialect=dialect)
+            return _viewable(x, _shape_ops.view(_shape(x), new, dialect=dialect))
         return _shape_ops.reshape(_shape(x), new, dialect=dialect, op=op)
     return rule
 
@@ -437,7 +391,8 @@ def _like_rule(op: str) -> Callable[..., Result]:
     def rule(x: Any, other: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
         if op == "expand":
             return _shape_ops.expand(_shape(x), _shape(other), dialect=dialect, dtype=_dtype(x))
-        return _shape_ops.reshape(_shape(x), _shape(other), dialect=dialect, op=op)
+        result = _shape_ops.reshape(_shape(x), _shape(other), dialect=dialect, op=op)
+        return _viewable(x, result) if op == "view" else result
     return rule
 
 
@@ -631,7 +586,8 @@ def _register_shape_ops() -> None:
     _add("expand_as", "torch", _like_rule("expand"), view_kind="repeated", repeats=True, layout=V.expand)
     _add("torch.broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True, layout=V.expand)
     _add("broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True, layout=V.expand)
-    _add("np.broadcast_to", "numpy", _broadcast_to_rule, view_kind="readonly", repeats=True, layout=V.expand)
+    _add("np.broadcast_to", "numpy", _broadcast_to_rule, view_kind="readonly", repeats=True,
+         layout=V.broadcast_numpy)
     # NumPy's broadcast_arrays are still writable (with a DeprecationWarning on write)
     _add("np.broadcast_arrays", "numpy", _broadcast_arrays_rule, view_kind="repeated",
          repeats=True, multi_output=True)

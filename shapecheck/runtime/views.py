@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from .arguments import kw, size_args
+from .arguments import ArrayArg, index_items, kw, shape_of, size_args
+from .dialects import Dialect
+from .dims import shape_is_concrete
 from .layout import Layout, torch_view_strides
+from .rules import indexing as _ix
 
 LayoutFn = Callable[..., "Layout | None"]
 
@@ -180,11 +183,82 @@ def as_strided(x: Layout, out: Sequence[int], size: Any, stride: Any, *args: Any
     return Layout(x.offset if offset is None else offset, tuple(size), tuple(stride))
 
 
+def broadcast_numpy(x: Layout, out: Sequence[int], *args: Any, **kwargs: Any) -> Layout:
+    """np.broadcast_to: NumPy gives every broadcast dim stride 0, even one that stays 1."""
+    lead = len(out) - len(x.shape)
+    strides = (0,) * lead + tuple(0 if own == 1 else stride
+                                  for own, stride in zip(x.shape, x.strides))
+    return Layout(x.offset, tuple(out), strides)
+
+
 def getitem(x: Layout, out: Sequence[int], key: Any, *args: Any, **kwargs: Any) -> Layout | None:
     return x.index(key)
 
 
+# --------------------------------------------------------------------------
+# one call: what it returns and where that sits (``spec`` is an ops.OpSpec; the op table
+# imports this module, so it is not imported here)
+
+def call_view_kind(spec: Any, args: tuple, kwargs: dict, dialect: Dialect | None = None) -> str:
+    """The view kind of one call, where its arguments decide it.
+
+    ``x[idx]`` is a view for basic indices and a copy for advanced or
+    boolean ones (and, in NumPy, for integers selecting a single element,
+    which give a scalar); ``astype(..., copy=False)`` may return the same
+    object, while ``astype`` copies by default.
+    """
+    if spec.name == "__getitem__" and len(args) > 1:
+        items = index_items(args[1])
+        if not _ix.index_is_view(items, dialect):
+            return "none"
+        ndim = len(shape_of(args[0]))
+        # Only integers, one per dim, give NumPy a scalar; ``a[0, ...]`` is a 0-d view.
+        if (dialect is None or dialect.is_numpy) and ndim and len(items) == ndim and \
+                all(isinstance(i, _ix.IntIndex) for i in items):
+            return "none"
+        return spec.view_kind
+    if spec.name == "astype" and kwargs.get("copy") is False:
+        return "same"
+    return spec.view_kind
+
+
+def output_layout(spec: Any, args: tuple, kwargs: dict, dialect: Dialect,
+                  shape: tuple | None = None) -> Layout | None:
+    """Where the output of one call sits in input 0's storage.
+
+    ``args[0]`` is an ArrayArg whose ``layout`` is known; ``shape`` is the
+    output's shape when the caller has it (else the op's rule computes it).
+    None when the output is a copy, when the layout or the output's int shape
+    is unknown, or when the op cannot view this layout: a "maybe" op
+    (reshape, ravel, flatten, contiguous) then copies, and torch's ``view``
+    raises (``view_error``).
+    """
+    if spec.layout is None or not args or not isinstance(args[0], ArrayArg) or \
+            args[0].layout is None:
+        return None
+    try:
+        if call_view_kind(spec, args, kwargs, dialect) == "none":
+            return None
+        if shape is None:
+            shape = tuple(spec.rule(*args, dialect=dialect, **kwargs).shape)
+        if not all(isinstance(d, int) for d in shape):
+            return None
+        return spec.layout(args[0].layout, tuple(shape), *args[1:], **kwargs)
+    except Exception:  # arguments the layout cannot read, or a call the rule refuses: unknown
+        return None
+
+
+def resolved_view_kind(spec: Any, args: tuple, kwargs: dict, dialect: Dialect) -> str:
+    """``call_view_kind``, with "maybe" decided when input 0's layout is known: "view" when the
+    op can view that layout, "none" (a copy) when it cannot."""
+    kind = call_view_kind(spec, args, kwargs, dialect)
+    if kind == "maybe" and spec.layout is not None and args and isinstance(args[0], ArrayArg) \
+            and args[0].layout is not None and shape_is_concrete(args[0].shape):
+        return "view" if output_layout(spec, args, kwargs, dialect) is not None else "none"
+    return kind
+
+
 __all__ = ["LayoutFn", "same", "reshaped", "contiguous", "reversed_dims", "matrix_transpose",
            "torch_t", "numpy_transpose", "permute", "swap", "moveaxis", "squeeze", "unsqueeze",
-           "expand_dims", "expand", "diagonal", "narrow", "select", "unfold", "as_strided",
-           "getitem"]
+           "expand_dims", "expand", "broadcast_numpy", "diagonal", "narrow", "select", "unfold", "as_strided",
+           "getitem", "call_view_kind", "output_layout", "resolved_view_kind"]

@@ -343,7 +343,7 @@ def test_layout_dependent_write_needs_the_base_read_afterwards():
 def test_view_of_a_contiguous_tensor_is_fine_and_of_a_transposed_one_is_not():
     pytest.importorskip("torch")
     code = "import torch\nx = torch.zeros(2, 3)\na = x.view(-1)\nb = x.t().view(-1)\n"
-    assert codes(code) == [(4, "SC306")]
+    assert codes(code) == [(4, "SC308")]
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         run(code)
 

@@ -16,3 +16,9 @@ def dim_range_error(dim: int, ndim: int) -> ShapeError:
 def torch_list(values: Sequence) -> str:
     """How ATen prints an IntArrayRef: ``[1, 2]``."""
     return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+TORCH_VIEW_STRIDE = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead.")
+"""torch's refusal to ``.view`` a layout it cannot regroup without copying."""
