@@ -63,7 +63,7 @@ def add_bias():
 
 def flatten_transposed():
     feats = torch.randn(4, 6)
-    return feats.t().view(-1)  # expect: SC306
+    return feats.t().view(-1)  # expect: SC308
 
 
 def flatten_transposed_fixed():

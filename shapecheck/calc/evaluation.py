@@ -8,8 +8,9 @@ arrays of the operand shapes, and turns both into a DialectOutcome.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -18,10 +19,12 @@ from shapecheck.analysis.interpreter import Interpreter, Step
 from shapecheck.analysis.values import AbstractArray, ModuleRef, Origin
 from shapecheck.runtime import ops
 from shapecheck.runtime.dialects import Dialect, get_dialect
-from shapecheck.runtime.dims import shape_is_concrete
+from shapecheck.runtime.dims import format_shape, shape_is_concrete
+from shapecheck.runtime.layout import Layout
 from shapecheck.runtime.rules.pointwise import POINTWISE_OPS
 from shapecheck.runtime.verdicts import Result, ShapeError
 
+from .errors import UsageError
 from .expression import CheckedExpression, FunctionUse
 from .outcome import Confirmation, DialectOutcome, ErrorView, StepView, WarningView
 from .shapes import ShapeBinding
@@ -37,22 +40,105 @@ _NON_BROADCASTING_DUNDERS = frozenset({"__matmul__", "__rmatmul__", "__imatmul__
 
 @dataclass(frozen=True)
 class _Call:
-    """One op the interpreter applied, with the rule's own arguments (arrays as ArrayArg)."""
+    """One op the interpreter applied, with the rule's own arguments (arrays as ArrayArg).
+
+    ``sources[i]`` says where the i-th array argument (args, then kwargs, in order) came
+    from: ("call", k) the output of recorded call k, ("input", name) a named input; an
+    array with no entry was made some other way and is replayed as a fresh array.
+    """
 
     trace_index: int
     name: str
     args: tuple
     kwargs: dict
+    sources: dict = field(default_factory=dict, compare=False)
 
 
 class _RecordingInterpreter(Interpreter):
-    """The analyzer's interpreter, noting the arguments of every op-table call it makes."""
+    """The analyzer's interpreter, noting every op-table call it makes and the layout of every
+    array it makes, so that a call sees its operands' real layouts (``x.t().view(-1)`` fails
+    in torch) and the engine can replay the calls as one program."""
+
+    def setup_recording(self, inputs: dict[str, AbstractArray]) -> None:
+        self.calls: list[_Call] = []
+        self.input_names = {id(value): name for name, value in inputs.items()}
+        self.call_of_node: dict[int, int] = {}  # id(node) -> index in self.calls
+        self.call_layouts: list[Layout | None] = []  # per call: its output's layout
+        self.assignments: dict[str, list[cst.CSTNode]] = {}
+        for statement in self.module.body:
+            for small in getattr(statement, "body", ()):
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                        isinstance(small.targets[0].target, cst.Name):
+                    self.assignments.setdefault(small.targets[0].target.value, []).append(small.value)
+
+    def operand_source(self, value: Any, node: cst.CSTNode) -> tuple | None:
+        if id(node) in self.call_of_node:
+            return ("call", self.call_of_node[id(node)])
+        if isinstance(node, cst.Name):
+            for rhs in reversed(self.assignments.get(node.value, ())):
+                if id(rhs) in self.call_of_node:
+                    return ("call", self.call_of_node[id(rhs)])
+            if id(value) in self.input_names:
+                return ("input", self.input_names[id(value)])
+        return None
+
+    def operand_layout(self, source: tuple | None, arg: ops.ArrayArg) -> Layout | None:
+        if source is None or not shape_is_concrete(arg.shape):
+            return None
+        if source[0] == "input":
+            return Layout.contiguous(tuple(arg.shape))
+        layout = self.call_layouts[source[1]]
+        return layout if layout is not None and layout.shape == tuple(arg.shape) else None
+
+    def with_layouts(self, args: tuple, kwargs: dict, operands: list) -> tuple[tuple, dict, dict]:
+        """The call's arguments with each array operand's layout, and where each came from."""
+        arrays = [(v, n) for v, n in operands if isinstance(v, AbstractArray)]
+        slots = [a for a in list(args) + list(kwargs.values()) if isinstance(a, ops.ArrayArg)]
+        if len(arrays) != len(slots):
+            return args, kwargs, {}
+        sources = {i: self.operand_source(v, n) for i, (v, n) in enumerate(arrays)}
+        position = iter(range(len(slots)))
+
+        def place(value: Any) -> Any:
+            if not isinstance(value, ops.ArrayArg):
+                return value
+            i = next(position)
+            return dataclasses.replace(value, layout=self.operand_layout(sources[i], value))
+
+        new_args = tuple(place(a) for a in args)
+        new_kwargs = {k: place(v) for k, v in kwargs.items()}
+        return new_args, new_kwargs, {i: s for i, s in sources.items() if s is not None}
+
+    def record_call(self, before: int, name: str, args: tuple, kwargs: dict, sources: dict, node,
+               dialect: Dialect, result: Result | None) -> None:
+        self.call_of_node[id(node)] = len(self.calls)
+        self.calls.append(_Call(before, name, args, kwargs, sources))
+        self.call_layouts.append(self.call_output_layout(name, args, kwargs, dialect, result))
+
+    def call_output_layout(self, name: str, args: tuple, kwargs: dict, dialect: Dialect,
+                      result: Result | None) -> Layout | None:
+        """A view's place in its input's storage; a new array's own contiguous storage."""
+        spec = ops.lookup(name, dialect)
+        if spec is None or result is None or len(result.outputs) != 1 or \
+                not shape_is_concrete(result.shape):
+            return None
+        shape = tuple(result.shape)
+        try:
+            kind = ops.resolved_view_kind(spec, args, kwargs, dialect)
+        except Exception:  # arguments the op table cannot read: unknown
+            return None
+        if kind == "none":
+            return Layout.contiguous(shape)
+        if kind == "same" and args and isinstance(args[0], ops.ArrayArg):
+            return args[0].layout
+        return ops.output_layout(spec, args, kwargs, dialect, shape)
 
     def apply(self, name, dialect, args, kwargs, node, operands, label):  # type: ignore[override]
         before = len(self.trace) if self.trace is not None else 0
+        args, kwargs, sources = self.with_layouts(tuple(args), dict(kwargs), operands)
         result = super().apply(name, dialect, args, kwargs, node, operands, label)
         if self.trace is not None and len(self.trace) == before + 1:
-            self.calls.append(_Call(before, name, tuple(args), dict(kwargs)))
+            self.record_call(before, name, args, kwargs, sources, node, dialect, result)
         return result
 
     def run_rule(self, call, node, operands, label, dialect, spec, op_name):  # type: ignore[override]
@@ -65,7 +151,8 @@ class _RecordingInterpreter(Interpreter):
             key = _literal_key(node)
             if key is not _NOT_LITERAL and isinstance(base, AbstractArray) and base.shape is not None:
                 array = ops.ArrayArg(tuple(base.shape), base.dtype)
-                self.calls.append(_Call(before, "__getitem__", (array, key), {}))
+                args, _, sources = self.with_layouts((array, key), {}, operands[:1])
+                self.record_call(before, "__getitem__", args, {}, sources, node, dialect, result)
         return result
 
 
@@ -188,7 +275,6 @@ def _step_view(step: Step) -> StepView:
 def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], dialect_name: str,
                      check_torch: bool = False) -> DialectOutcome:
     """The interpreter's steps for the expression under one dialect, confirmed on the engine."""
-    from .session import UsageError
 
     dialect = get_dialect(dialect_name)
     names: dict[int, str] = {}
@@ -205,14 +291,16 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
     module = checked.module.visit(_Requalify(names)) if names else checked.module
     source = module.code
     interp = _RecordingInterpreter(module, source, "<eval>", None, force_dialect=dialect)
-    interp.calls = []
+    inputs = _environment(env, dialect)
+    interp.setup_recording(inputs)
     scope = interp.frame.scope
     scope.vars.update({"np": ModuleRef("numpy"), "numpy": ModuleRef("numpy"),
                        "torch": ModuleRef("torch"), "F": ModuleRef("torch.nn.functional")})
-    scope.vars.update(_environment(env, dialect))
+    scope.vars.update(inputs)
     interp.trace = []
     interp.exec_block(interp.module.body)
     steps = [_step_view(step) for step in interp.trace]
+    steps = _with_copy_notes(steps, interp, dialect)
     if not steps:
         steps = [_value_step(checked, scope.vars)]
     steps = _with_finding_warnings(steps, interp)
@@ -224,9 +312,37 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
     return DialectOutcome(dialect.name, tuple(steps), tuple(confirmations), bindings)
 
 
+def _with_copy_notes(steps: list[StepView], interp: _RecordingInterpreter,
+                     dialect: Dialect) -> list[StepView]:
+    """A reshape (ravel, flatten, contiguous) that copies because of its operand's layout says
+    so: a write into its result would not reach the operand."""
+    out = list(steps)
+    for call in interp.calls:
+        spec = ops.lookup(call.name, dialect)
+        first = call.args[0] if call.args else None
+        if spec is None or spec.view_kind != "maybe" or not isinstance(first, ops.ArrayArg) \
+                or first.layout is None or call.trace_index >= len(out):
+            continue
+        try:
+            kind = ops.resolved_view_kind(spec, call.args, call.kwargs, dialect)
+        except Exception:  # arguments the op table cannot read: nothing to say
+            continue
+        step = out[call.trace_index]
+        if kind != "none" or step.error is not None:
+            continue
+        note = WarningView("SC306", f"{step.text} copies: its operand's layout (strides "
+                                    f"{first.layout.strides}) cannot be viewed as "
+                                    f"{_format(step.shape)}, so the result shares no memory with it")
+        out[call.trace_index] = dataclasses.replace(step, warnings=step.warnings + (note,))
+    return out
+
+
+def _format(shape: Any) -> str:
+    return format_shape(tuple(shape)) if shape is not None else "?"
+
+
 def _value_step(checked: CheckedExpression, values: dict[str, Any]) -> StepView:
     """An expression without ops (``x``): its value is the named array itself."""
-    from .session import UsageError
 
     last = checked.module.body[-1]
     small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) else None
@@ -269,8 +385,10 @@ def _default_dtype(dialect: Dialect) -> str:
     return "float32" if dialect.is_torch else "float64"
 
 
-def engine_steps(call: _Call, dialect: Dialect) -> list | None:
-    """The engine program for one recorded call: fresh arrays of the operand shapes, then the op.
+def engine_program(calls: list[_Call], dialect: Dialect) -> tuple[list, dict[int, int]] | None:
+    """The recorded calls as one engine program: each named input is made once, and an operand
+    that is an earlier call's output is that output itself (a real view, with its strides), so
+    a layout reaches the step that depends on it. Returns the program and, per call, its step.
 
     None when an operand shape is symbolic (there is nothing concrete to run).
     """
@@ -278,26 +396,39 @@ def engine_steps(call: _Call, dialect: Dialect) -> list | None:
     from shapecheck.runtime.engine import Step as EngineStep
 
     program: list = []
+    inputs: dict[str, int] = {}
+    steps: dict[int, int] = {}
+    for index, call in enumerate(calls):
+        position = iter(range(len(call.args) + len(call.kwargs)))
 
-    def convert(value: Any) -> Any:
-        if isinstance(value, ops.ArrayArg):
-            if not shape_is_concrete(value.shape):
-                raise _Symbolic
-            program.append(_array_step(value.shape, value.dtype or _default_dtype(dialect)))
-            return Ref(len(program) - 1)
-        if isinstance(value, tuple):
-            return tuple(convert(v) for v in value)
-        if isinstance(value, list):
-            return [convert(v) for v in value]
-        return value
+        def convert(value: Any, top: bool = True) -> Any:
+            if isinstance(value, ops.ArrayArg):
+                if not shape_is_concrete(value.shape):
+                    raise _Symbolic
+                source = call.sources.get(next(position)) if top else None
+                if source is not None and source[0] == "call" and source[1] in steps:
+                    return Ref(steps[source[1]])
+                if source is not None and source[0] == "input":
+                    if source[1] not in inputs:
+                        program.append(_array_step(value.shape, value.dtype or _default_dtype(dialect)))
+                        inputs[source[1]] = len(program) - 1
+                    return Ref(inputs[source[1]])
+                program.append(_array_step(value.shape, value.dtype or _default_dtype(dialect)))
+                return Ref(len(program) - 1)
+            if isinstance(value, tuple):
+                return tuple(convert(v, False) for v in value)
+            if isinstance(value, list):
+                return [convert(v, False) for v in value]
+            return value
 
-    try:
-        args = tuple(convert(a) for a in call.args)
-        kwargs = {k: convert(v) for k, v in call.kwargs.items()}
-    except _Symbolic:
-        return None
-    program.append(EngineStep(call.name, args, kwargs))
-    return program
+        try:
+            args = tuple(convert(a) for a in call.args)
+            kwargs = {k: convert(v) for k, v in call.kwargs.items()}
+        except _Symbolic:
+            return None
+        program.append(EngineStep(call.name, args, kwargs))
+        steps[index] = len(program) - 1
+    return program, steps
 
 
 def _array_step(shape: tuple, dtype: str):
@@ -344,26 +475,28 @@ def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect) -
         return Confirmation("NumPy", "skipped", "no op to run")
     if any(not shape_is_concrete(s) for step in trace for s in step.operand_shapes):
         return Confirmation("NumPy", "skipped", "symbolic shapes")
-    recorded = {call.trace_index: call for call in calls}
+    recorded = {call.trace_index: index for index, call in enumerate(calls)}
+    for index, step in enumerate(trace):
+        if index not in recorded:
+            return Confirmation("NumPy", "skipped", f"no engine op for {step.text}")
+    built = engine_program(calls, dialect)
+    if built is None:
+        return Confirmation("NumPy", "skipped", "symbolic shapes")
+    program, program_steps = built
+    try:
+        results = Engine(dialect, numel_limit=CONFIRM_NUMEL_LIMIT).run(program)
+    except AssertionError as exc:  # the engine's NumPy run and the rule disagree
+        return Confirmation("NumPy", "disagrees", str(exc))
+    except Exception as exc:  # an op the engine cannot run (e.g. a dtype NumPy lacks)
+        return Confirmation("NumPy", "skipped", f"the engine cannot run {trace[-1].text}: "
+                                                f"{type(exc).__name__}: {exc}".splitlines()[0])
     ran_on_numpy = True
     for index, step in enumerate(trace):
-        call = recorded.get(index)
-        if call is None:
-            return Confirmation("NumPy", "skipped", f"no engine op for {step.text}")
-        program = engine_steps(call, dialect)
-        if program is None:
-            return Confirmation("NumPy", "skipped", "symbolic shapes")
-        try:
-            result = Engine(dialect, numel_limit=CONFIRM_NUMEL_LIMIT).run(program)[-1]
-        except AssertionError as exc:  # the engine's NumPy run and the rule disagree
-            return Confirmation("NumPy", "disagrees", str(exc))
-        except Exception as exc:  # an op the engine cannot run (e.g. a dtype NumPy lacks)
-            return Confirmation("NumPy", "skipped", f"the engine cannot run {step.text}: "
-                                                    f"{type(exc).__name__}: {exc}".splitlines()[0])
+        result = results[program_steps[recorded[index]]]
         expected = step.outcome
         if isinstance(expected, ShapeError):
             if result.error is None or result.error.message != expected.message:
-                got = result.error.message if result.error else f"a result"
+                got = result.error.message if result.error else "a result"
                 return Confirmation("NumPy", "disagrees", f"{step.text}: the engine gave {got}")
             # A failing step ends the chain: later steps ran on unknown operands.
             return Confirmation("NumPy", "error-agrees", step.text)

@@ -30,6 +30,9 @@ WARNING_EXPLANATIONS = {
              "makes this an error.",
     "SC110": "whether b is a vector or a stack of matrices depends on the library and "
              "version; the result shapes differ.",
+    "SC306": "reshape, ravel, flatten and contiguous return a view when the operand's memory "
+             "layout allows it and a copy otherwise; a write into a copy does not reach the "
+             "operand.",
 }
 """One line of explanation per warning code, shown under the warning in text output."""
 

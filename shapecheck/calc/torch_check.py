@@ -1,7 +1,10 @@
 """``--check-torch``: replays the interpreter's op calls on real torch tensors and compares verdicts.
 
 The interpreter decides which ops run on which operands; this only performs
-each recorded call with torch (imported here, only when asked).
+each recorded call with torch (imported here, only when asked), as one
+program: a named input is one tensor, and an operand that an earlier call
+made is that call's real output (a view keeps its strides), so a layout
+reaches the call that depends on it.
 """
 
 from __future__ import annotations
@@ -41,14 +44,34 @@ def _tensor(torch: Any, arg: ops.ArrayArg) -> Any:
     return torch.randn(arg.shape, generator=generator).to(dtype)
 
 
-def _convert(torch: Any, value: Any) -> Any:
+def _convert(torch: Any, value: Any, source: tuple | None = None,
+             made: dict | None = None) -> Any:
+    """An argument as torch takes it; an array operand is the tensor its source made, when the
+    recording knows it (``made`` holds inputs by name and call outputs by index)."""
     if isinstance(value, ops.ArrayArg):
-        return _tensor(torch, value)
+        if source is not None and made is not None and source in made:
+            return made[source]
+        tensor = _tensor(torch, value)
+        if source is not None and made is not None and source[0] == "input":
+            made[source] = tensor
+        return tensor
     if isinstance(value, tuple):
         return tuple(_convert(torch, v) for v in value)
     if isinstance(value, list):
         return [_convert(torch, v) for v in value]
     return value
+
+
+def _arguments(torch: Any, call: Any, made: dict) -> tuple[tuple, dict]:
+    """The call's arguments on torch; top-level arrays come from their recorded sources."""
+    position = iter(range(len(call.args) + len(call.kwargs)))
+
+    def top(value: Any) -> Any:
+        if isinstance(value, ops.ArrayArg):
+            return _convert(torch, value, call.sources.get(next(position)), made)
+        return _convert(torch, value)
+
+    return tuple(top(a) for a in call.args), {k: top(v) for k, v in call.kwargs.items()}
 
 
 def _call(torch: Any, name: str, args: tuple, kwargs: dict) -> Any:
@@ -83,14 +106,14 @@ def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation
         return Confirmation("torch", "skipped", "torch is not installed")
     import warnings
 
-    recorded = {call.trace_index: call for call in calls}
+    recorded = {call.trace_index: (number, call) for number, call in enumerate(calls)}
+    made: dict = {}  # ("input", name) or ("call", k) -> the tensor it is
     for index, step in enumerate(trace):
-        call = recorded.get(index)
-        if call is None:
+        if index not in recorded:
             return Confirmation("torch", "skipped", f"no op call recorded for {step.text}")
+        number, call = recorded[index]
         try:
-            args = tuple(_convert(torch, a) for a in call.args)
-            kwargs = {k: _convert(torch, v) for k, v in call.kwargs.items()}
+            args, kwargs = _arguments(torch, call, made)
         except _Skip as why:
             return Confirmation("torch", "skipped", str(why))
         try:
@@ -104,6 +127,7 @@ def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation
                     return Confirmation("torch", "confirmed", "same error")
                 return Confirmation("torch", "disagrees", f"{step.text}: torch said {message!r}")
             return Confirmation("torch", "disagrees", f"{step.text}: torch raised {message!r}")
+        made[("call", number)] = value
         if isinstance(step.outcome, ShapeError):
             return Confirmation("torch", "disagrees",
                                 f"{step.text}: torch gave {_shape_of(torch, value)}, no error")

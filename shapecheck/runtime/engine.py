@@ -41,7 +41,9 @@ import numpy as np
 
 from . import ops
 from .dialects import Dialect, get_dialect
+from .layout import Layout, torch_internal_overlap, torch_overlap_status, torch_view_strides
 from .ops import ArrayArg, OpSpec
+from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import RuleWarning, ShapeError
 
 DEFAULT_NUMEL_LIMIT = 10**7
@@ -65,9 +67,6 @@ TORCH_EXPANDED_MASKED_FILL = (
     "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar")
 _TORCH_FILLS = frozenset({"fill_", "zero_"})
 """In-place ops torch lets write into repeated elements (every element gets the same value)."""
-TORCH_VIEW_STRIDE = (
-    "view size is not compatible with input tensor's size and stride (at least one dimension "
-    "spans across two contiguous subspaces). Use .reshape(...) instead.")
 NUMPY_READONLY_ASSIGN = "assignment destination is read-only"
 NUMPY_READONLY_OUTPUT = "output array is read-only"
 NUMPY_BROADCAST_WRITE = (
@@ -606,8 +605,8 @@ def _is_writeable(data: np.ndarray) -> bool:
 
 
 def _repeated(data: np.ndarray) -> bool:
-    """Some element reachable at two indices: a zero stride over a dim longer than 1 (torch's test)."""
-    return data.size > 1 and any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
+    """Some element reachable at two indices through a zero stride (torch's internal overlap)."""
+    return torch_internal_overlap(Layout.of(data)) == "yes"
 
 
 def _adds_repeats(src: tuple, dst: tuple) -> bool:
@@ -640,33 +639,16 @@ def _starts_at(owner: np.ndarray, view: np.ndarray) -> bool:
 
 
 def _torch_partial_overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    """torch's get_overlap_status(a, b) == Partial (same memory range, other strides, or overlap)."""
-    if a.size == 0 or b.size == 0:
+    """torch's get_overlap_status(a, b) == Partial, from the two views' layouts in their root."""
+    if _root(a) is not _root(b):
         return False
-    if not (_dense(a) and _dense(b)):
-        return False  # torch calls this TooHard and lets it through
-    a_begin = a.__array_interface__["data"][0] + _min_offset(a)
-    b_begin = b.__array_interface__["data"][0] + _min_offset(b)
-    a_end = a_begin + a.size * a.itemsize
-    b_end = b_begin + b.size * b.itemsize
-    if a_begin == b_begin and a_end == b_end:
-        return tuple(a.strides) != tuple(b.strides)
-    return a_begin < b_end and b_begin < a_end
+    return torch_overlap_status(Layout.of(a), Layout.of(b)) == "partial"
 
 
-def _min_offset(a: np.ndarray) -> int:
-    return sum(st * (n - 1) for st, n in zip(a.strides, a.shape) if st < 0 and n > 0)
-
-
-def _dense(a: np.ndarray) -> bool:
-    """Non-overlapping and dense in some dim order (torch's is_non_overlapping_and_dense)."""
-    dims = sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n != 1)
-    expected = a.itemsize
-    for st, n in dims:
-        if st != expected:
-            return False
-        expected *= n
-    return True
+def _root(a: np.ndarray) -> Any:
+    while getattr(a, "base", None) is not None:
+        a = a.base
+    return a
 
 
 def _check_autograd(target: EngineArray, *, through_view: bool = False) -> None:
@@ -827,12 +809,18 @@ def _torch_flatten(x: np.ndarray, start_dim: int = 0, end_dim: int = -1) -> np.n
 
 
 def _torch_view(x: np.ndarray, *sizes: Any) -> np.ndarray:
+    """torch's view: the layout decides (layout.torch_view_strides), never a copy."""
+    target = ops.size_args(sizes)
+    known = math.prod(d for d in target if d != -1)
+    shape = tuple(x.size // known if d == -1 and known else d for d in target)
+    layout = Layout.of(x)
+    strides = torch_view_strides(layout.shape, layout.strides, shape)
+    if strides is None:
+        raise ShapeError("view-layout", TORCH_VIEW_STRIDE, "RuntimeError")
     try:
-        return np.reshape(x, ops.size_args(sizes), copy=False)
-    except ValueError as exc:
-        if "copy" in str(exc):
-            raise ShapeError("view", TORCH_VIEW_STRIDE, "RuntimeError") from None
-        raise
+        return np.reshape(x, shape, copy=False)
+    except ValueError:  # NumPy refuses where torch's rule allows: build torch's strides
+        return np.lib.stride_tricks.as_strided(x, shape, tuple(st * x.itemsize for st in strides))
 
 
 def _torch_unfold(x: np.ndarray, dimension: int, size: int, step: int) -> np.ndarray:

@@ -46,7 +46,8 @@ class ShapeError(Exception):
 
     kind names the rule family ("broadcast", "inplace", "out", "dtype",
     "fallback", "matmul", "solve", "reduce", "reshape", "join", "index",
-    "axis", "argument", "view"); exc_type is the exception class the library raises
+    "axis", "argument", "view", "view-layout": torch's .view of a layout it cannot
+    view); exc_type is the exception class the library raises
     ("RuntimeError", "ValueError", "IndexError", ...); dim is the offending
     dimension where there is one (as the library counts it).
     """
