@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from .shapes import normalize_name
+
 MODULE_PREFIXES = {"np": "numpy", "numpy": "numpy", "torch": "torch", "F": "torch"}
 """Names that stand for a library (``F`` is ``torch.nn.functional``), never arrays."""
 
@@ -279,6 +281,14 @@ def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> ExpressionError:
     return ExpressionError(f"syntax error: {message}", Position(line, column), source)
 
 
+class _NormalizedNames(cst.CSTTransformer):
+    """Names as Python reads them (NFKC, PEP 3131): ``ﬁ`` and ``fi`` are one name."""
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        normal = normalize_name(updated.value)
+        return updated if normal == updated.value else updated.with_changes(value=normal)
+
+
 def check_expression(source: str, known_names: set[str] | frozenset[str],
                      in_session: bool = False) -> CheckedExpression:
     """Parse ``source`` and check it; ExpressionError (with the position) on the first problem."""
@@ -295,6 +305,8 @@ def check_expression(source: str, known_names: set[str] | frozenset[str],
     except Exception as exc:  # libcst raises a few other errors on odd input
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ExpressionError(f"syntax error: {first}", Position(1, 1), source) from None
+    if not source.isascii():
+        module = module.visit(_NormalizedNames())
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     ranges = wrapper.resolve(PositionProvider)
     checker = _Checker(source, ranges, set(known_names), in_session)
