@@ -71,8 +71,14 @@ def complete(line: str, word: str, names: Iterable[str], ops: Callable[[], list[
             library = LIBRARY_PREFIXES[first]
             rest = receiver[len(first):]  # "" or ".linalg"
             start = f"{library}{rest}.{partial}"
-            return [f"{first}{name[len(library):]}" for name in ops()
-                    if name.startswith(start) and "." not in name[len(start) - len(partial):]]
+            found: dict[str, None] = {}
+            for name in ops():
+                if name.startswith(start):
+                    # One segment at a time: "np.li" offers "np.linalg.", not every linalg op.
+                    tail = name[len(start) - len(partial):]
+                    segment = tail.split(".")[0] + ("." if "." in tail else "")
+                    found.setdefault(f"{first}{rest}.{segment}")
+            return list(found)
         return [f"{receiver}.{name}" for name in ops() if "." not in name
                 and name.startswith(partial)]
     candidates = sorted(set(names)) + sorted(LIBRARY_PREFIXES)

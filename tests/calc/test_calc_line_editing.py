@@ -22,6 +22,7 @@ def _ops() -> list[str]:
 @pytest.mark.parametrize("line, word, expected", [
     ("np.ad", "np.ad", "np.add"),
     ("numpy.ma", "numpy.ma", "numpy.matmul"),
+    ("numpy.linalg.so", "numpy.linalg.so", "numpy.linalg.solve"),
     ("torch.linalg.so", "torch.linalg.so", "torch.linalg.solve"),
     ("F.soft", "F.soft", "F.softmax"),
     ("x.su", "x.su", "x.sum"),
@@ -37,8 +38,10 @@ def test_tab_completes_names_ops_and_commands(line, word, expected):
 
 def test_completion_offers_only_what_exists_in_that_library():
     numpy_names = complete("np.", "np.", set(), _ops)
-    assert "np.add" in numpy_names and "np.linalg" not in numpy_names
-    assert not any(name.startswith("np.linalg.") for name in numpy_names)
+    assert "np.add" in numpy_names and "np.linalg." in numpy_names
+    assert not any(name.startswith("np.linalg.s") for name in numpy_names)
+    assert complete("np.li", "np.li", set(), _ops) == ["np.linalg."]
+    assert "np.linalg.solve" in complete("np.linalg.", "np.linalg.", set(), _ops)
     assert all(not name.endswith("__") for name in complete("x.", "x.", {"x"}, _ops))
     assert complete(":dialect ", "", set(), _ops)[:2] == ["numpy", "numpy-1"]
 
