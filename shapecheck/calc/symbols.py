@@ -44,11 +44,10 @@ class Dependence:
     fails: tuple[Assignment, ...]
 
     def describe(self) -> str:
-        """``depends on B: holds for B=1, 3; fails for B=2, 4, 5``."""
+        """``depends on B: holds for B=1, 3; fails for B=2, 4, 5`` (an example of each for several)."""
         names = ", ".join(self.symbols)
         if not self.holds:
-            return (f"depends on {names}: fails for every size tried "
-                    f"({_listed(self.fails)})")
+            return f"depends on {names}: fails for every size tried ({_listed(self.fails)})"
         return f"depends on {names}: holds for {_listed(self.holds)}; fails for {_listed(self.fails)}"
 
     def as_json(self) -> dict:
@@ -58,13 +57,18 @@ class Dependence:
 
 
 def _listed(assignments: tuple[Assignment, ...], limit: int = 6) -> str:
-    if all(len(a) == 1 for a in assignments):
+    """One symbol: its values (``B=1, 3``); several: the first assignment and how many more."""
+    if len(assignments[0]) == 1:
         name = assignments[0][0][0]
         values = ", ".join(str(a[0][1]) for a in assignments[:limit])
-        more = ", ..." if len(assignments) > limit else ""
-        return f"{name}={values}{more}"
-    text = "; ".join(", ".join(f"{n}={v}" for n, v in a) for a in assignments[:limit])
-    return text + ("; ..." if len(assignments) > limit else "")
+        return f"{name}={values}" + (", ..." if len(assignments) > limit else "")
+    first = assignments[0]
+    if len({value for _, value in first}) == 1:
+        text = "=".join(name for name, _ in first) + f"={first[0][1]}"
+    else:
+        text = ", ".join(f"{name}={value}" for name, value in first)
+    more = len(assignments) - 1
+    return text + (f" and {more} more" if more else "")
 
 
 def symbols_of(env: dict[str, ShapeBinding]) -> tuple[str, ...]:

@@ -130,3 +130,21 @@ def test_a_verdict_that_holds_for_every_size_stays_plain():
 def test_a_dependence_shows_in_a_session_too():
     result = run(stdin="x = (B,)\ny = (3,)\nx + y\n", *("-d", "numpy"))
     assert "depends on B: holds for B=1, 3" in result.stdout
+
+
+def test_a_matmul_whose_inner_sizes_are_different_symbols_depends_on_them():
+    torch = pytest.importorskip("torch")
+    args = ("q @ k.transpose(-2, -1)", "-s", "q=B,H,T,D k=B,H,S,E", "-d", "torch")
+    summary = _summary(run(*args).stdout)
+    assert summary.startswith("  = (B, H, T, S) depends on B, H, T, D, S, E: holds for B=H=T=D=S=E=1")
+    depends = json.loads(run(*args, "-f", "json").stdout)["torch"]["depends_on"]
+    for sizes in depends["holds_for"]:
+        q = torch.zeros(sizes["B"], sizes["H"], sizes["T"], sizes["D"])
+        k = torch.zeros(sizes["B"], sizes["H"], sizes["S"], sizes["E"])
+        assert tuple((q @ k.transpose(-2, -1)).shape) == (sizes["B"], sizes["H"], sizes["T"],
+                                                           sizes["S"])
+    for sizes in depends["fails_for"][:3]:
+        q = torch.zeros(sizes["B"], sizes["H"], sizes["T"], sizes["D"])
+        k = torch.zeros(sizes["B"], sizes["H"], sizes["S"], sizes["E"])
+        with pytest.raises(RuntimeError):
+            q @ k.transpose(-2, -1)
