@@ -148,7 +148,10 @@ def find_dependence(checked: CheckedExpression, env: dict[str, ShapeBinding], ou
                         for name, b in env.items()}
         if any(d is None for b in concrete_env.values() for d in b.shape):
             continue  # an opaque dim cannot be made concrete
-        tried = evaluate(checked, concrete_env, outcome.dialect, False)
+        try:
+            tried = evaluate(checked, concrete_env, outcome.dialect, False)
+        except Exception:  # a probe that cannot run tells nothing; it must not cost the answer
+            continue
         key = tuple((name, sizes[name]) for name in symbols)
         if tried.ok and _matches(outcome.shape, tried.shape, sizes):
             holds.append(key)

@@ -148,3 +148,11 @@ def test_a_matmul_whose_inner_sizes_are_different_symbols_depends_on_them():
         k = torch.zeros(sizes["B"], sizes["H"], sizes["S"], sizes["E"])
         with pytest.raises(RuntimeError):
             q @ k.transpose(-2, -1)
+
+
+def test_operand_labels_with_brackets_are_shown_as_written():
+    # rich markup would read "[b]" as a bold tag and print the label as "x".
+    result = run("x[b] + y", "-s", "x=5,3", "-s", "b=3:int64", "-s", "y=3,3", "-d", "numpy")
+    assert result.exit_code == 0, result.output
+    assert any(line.split()[:2] == ["x[b]", "3"] for line in result.stdout.splitlines()), \
+        result.stdout
