@@ -6,8 +6,18 @@ import argparse
 import sys
 from typing import TextIO
 
-from .session import (DIALECT_CHOICES, EXIT_USAGE, Calculator, UsageError, run_once, run_repl,
-                      validate_dialect)
+from .session import DIALECT_CHOICES, EXIT_USAGE, Calculator, UsageError, run_once, validate_dialect
+
+
+def evaluate_dialect(checked, env, dialect, check_torch):  # type: ignore[no-untyped-def]
+    """calc/evaluation.py's evaluator, imported on the first evaluation.
+
+    Importing it brings in the interpreter, libcst's nodes and NumPy; a usage
+    error, --help or a session waiting at its prompt need none of that.
+    """
+    from .evaluation import evaluate_dialect as evaluate
+
+    return evaluate(checked, env, dialect, check_torch)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -79,8 +89,10 @@ def _main(argv: list[str], stdin: TextIO | None, stdout: TextIO | None,
         stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     if options.expression is None or options.interactive:
-        calculator = Calculator(dialect=options.dialect, fmt=options.output_format,
-                                check_torch=options.check_torch)
+        from .repl import run_repl
+
+        calculator = Calculator(evaluate_dialect, dialect=options.dialect,
+                                fmt=options.output_format, check_torch=options.check_torch)
         for value in options.shapes:
             code = calculator.handle_shape_arg(value, stderr)
             if code:
@@ -90,4 +102,4 @@ def _main(argv: list[str], stdin: TextIO | None, stdout: TextIO | None,
             worst = calculator.handle(options.expression, stdout, stderr)
         return max(worst, run_repl(calculator, stdin, stdout, stderr))
     return run_once(options.expression, options.shapes, options.dialect, options.output_format,
-                    options.check_torch, stdout, stderr)
+                    options.check_torch, stdout, stderr, evaluate_dialect)

@@ -12,6 +12,7 @@ from shapecheck.runtime.dims import Shape, eq, format_shape, is_one
 from shapecheck.runtime.rules.broadcast import broadcast_dim
 
 from .outcome import DialectOutcome, StepView
+from .symbols import Dependence
 
 
 def shape_text(shape: Shape | None) -> str:
@@ -157,15 +158,19 @@ def _outcome_key(outcome: DialectOutcome) -> tuple:
             tuple((c.engine, c.status) for c in outcome.confirmations))
 
 
-def group_outcomes(outcomes: Sequence[DialectOutcome]) -> list[list[DialectOutcome]]:
-    """Dialects with the same verdict, shapes and warnings, in first-seen order."""
+def group_outcomes(outcomes: Sequence[DialectOutcome],
+                   depends: dict[str, Dependence] | None = None) -> list[list[DialectOutcome]]:
+    """Dialects with the same verdict, shapes, warnings and dependence, in first-seen order."""
+    depends = depends or {}
     groups: dict[tuple, list[DialectOutcome]] = {}
     for outcome in outcomes:
-        groups.setdefault(_outcome_key(outcome), []).append(outcome)
+        key = _outcome_key(outcome) + (depends.get(outcome.dialect),)
+        groups.setdefault(key, []).append(outcome)
     return list(groups.values())
 
 
-def render_outcome(console: Console, outcome: DialectOutcome, label: str) -> None:
+def render_outcome(console: Console, outcome: DialectOutcome, label: str,
+                   dependence: Dependence | None = None) -> None:
     console.print(Text(label, style="bold magenta"))
     steps = outcome.steps
     for index, step in enumerate(steps):
@@ -191,10 +196,14 @@ def render_outcome(console: Console, outcome: DialectOutcome, label: str) -> Non
                 console.print(Text("  (later steps not evaluated)", style="dim"))
             break
     summary = Text("  = ")
-    if outcome.ok:
-        summary.append(shape_text(outcome.shape), style="bold green")
-    else:
+    if not outcome.ok:
         summary.append("fails", style="bold red")
+    elif dependence is not None:
+        # Never a plain shape: the rules could not rule the failure out.
+        summary.append(shape_text(outcome.shape), style="bold yellow")
+        summary.append(f" {dependence.describe()}", style="yellow")
+    else:
+        summary.append(shape_text(outcome.shape), style="bold green")
     for confirmation in outcome.confirmations:
         summary.append("   ")
         if confirmation.status == "confirmed":
@@ -214,20 +223,30 @@ def render_outcome(console: Console, outcome: DialectOutcome, label: str) -> Non
     console.print(summary)
 
 
-def render_comparison(console: Console, outcomes: Sequence[DialectOutcome]) -> None:
+def _verdict_text(outcome: DialectOutcome, dependence: Dependence | None) -> str:
+    if not outcome.ok:
+        return "fails"
+    if dependence is not None:
+        return f"{shape_text(outcome.shape)} (depends on {', '.join(dependence.symbols)})"
+    return shape_text(outcome.shape)
+
+
+def render_comparison(console: Console, outcomes: Sequence[DialectOutcome],
+                      depends: dict[str, Dependence] | None = None) -> None:
     """Side-by-side verdicts; rows that differ from the first dialect are highlighted."""
     table = Table(title="dialects disagree", title_style="bold yellow", show_lines=False)
     table.add_column("dialect")
     table.add_column("result")
     table.add_column("warnings")
     table.add_column("error")
+    depends = depends or {}
     first = outcomes[0]
     for outcome in outcomes:
-        differs = _outcome_key(outcome)[:-1] != _outcome_key(first)[:-1]
+        differs = _comparison_key(outcome, depends) != _comparison_key(first, depends)
         style = "bold yellow" if differs else None
         table.add_row(
             outcome.dialect,
-            shape_text(outcome.shape) if outcome.ok else "fails",
+            _verdict_text(outcome, depends.get(outcome.dialect)),
             ", ".join(w.code for w in outcome.warnings) or "-",
             (outcome.error.message.strip() if outcome.error else "-"),
             style=style,
@@ -235,11 +254,21 @@ def render_comparison(console: Console, outcomes: Sequence[DialectOutcome]) -> N
     console.print(table)
 
 
-def render_text(console: Console, source: str, outcomes: Sequence[DialectOutcome]) -> None:
-    """All requested dialects; dialects that agree are shown once, disagreements side by side."""
-    groups = group_outcomes(outcomes)
-    for group in groups:
+def _comparison_key(outcome: DialectOutcome, depends: dict[str, Dependence]) -> tuple:
+    """What the comparison table tells apart: all but the confirmations."""
+    return _outcome_key(outcome)[:-1] + (depends.get(outcome.dialect) is not None,)
+
+
+def render_text(console: Console, source: str, outcomes: Sequence[DialectOutcome],
+                depends: dict[str, Dependence] | None = None) -> None:
+    """All requested dialects; dialects that agree are shown once, disagreements side by side.
+
+    ``depends`` names the dialects whose verdict holds only for some sizes of the symbols.
+    """
+    depends = depends or {}
+    for group in group_outcomes(outcomes, depends):
         names = ", ".join(o.dialect for o in group)
-        render_outcome(console, group[0], f"{source.strip()}   [{names}]")
-    if len({_outcome_key(o)[:-1] for o in outcomes}) > 1:
-        render_comparison(console, outcomes)
+        render_outcome(console, group[0], f"{source.strip()}   [{names}]",
+                       depends.get(group[0].dialect))
+    if len({_comparison_key(o, depends) for o in outcomes}) > 1:
+        render_comparison(console, outcomes, depends)

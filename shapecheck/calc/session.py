@@ -1,8 +1,12 @@
-"""Runs the calculator: one expression from the command line, or an interactive session."""
+"""Runs the calculator: one expression from the command line, or the state of an interactive session.
+
+The evaluator is handed in by the caller (calc/arguments.py): this module
+never imports the interpreter itself, so the command line can answer a
+usage error, or start a session, without paying for it.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -13,7 +17,9 @@ from shapecheck.runtime.dialects import DIALECTS
 from .errors import UsageError
 from .expression import CheckedExpression, ExpressionError, check_expression
 from .outcome import DialectOutcome, outcome_json
-from .shapes import ShapeBinding, ShapeSyntaxError, parse_binding, parse_dims, parse_shape_args
+from .shapes import (ShapeBinding, ShapeSyntaxError, normalize_name, parse_binding, parse_dims,
+                     parse_shape_args)
+from .symbols import Dependence, dependences
 
 EXIT_OK, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
 
@@ -36,11 +42,7 @@ def validate_dialect(requested: str | None) -> None:
 
 
 Evaluator = Callable[[CheckedExpression, dict[str, ShapeBinding], str, bool], DialectOutcome]
-
-
-def _default_evaluator() -> Evaluator:
-    from .evaluation import evaluate_dialect
-    return evaluate_dialect
+"""``evaluate_dialect(checked, env, dialect, check_torch)`` of calc/evaluation.py, or a stand-in."""
 
 
 def exit_code_for(outcomes: list[DialectOutcome]) -> int:
@@ -52,21 +54,30 @@ def make_console(file: TextIO | None = None):
     stream = file or sys.stdout
     is_terminal = hasattr(stream, "isatty") and stream.isatty()
     # Piped output keeps long library messages on one line instead of wrapping at 80.
-    return Console(file=stream, highlight=False, soft_wrap=not is_terminal,
-                   width=None if is_terminal else 200)
+    # Labels such as x[i] are source text, never markup; emoji codes are not ours either.
+    return Console(file=stream, highlight=False, markup=False, emoji=False,
+                   soft_wrap=not is_terminal, width=None if is_terminal else 200)
 
 
-def emit(outcomes: list[DialectOutcome], source: str, fmt: str, out: TextIO) -> None:
+def emit(outcomes: list[DialectOutcome], source: str, fmt: str, out: TextIO,
+         depends: dict[str, Dependence] | None = None) -> None:
+    depends = depends or {}
     if fmt == "json":
-        out.write(json.dumps({o.dialect: outcome_json(o) for o in outcomes}, indent=2) + "\n")
+        import json
+
+        report = {}
+        for outcome in outcomes:
+            found = depends.get(outcome.dialect)
+            report[outcome.dialect] = dict(outcome_json(outcome),
+                                           depends_on=found.as_json() if found else None)
+        out.write(json.dumps(report, indent=2) + "\n")
     else:
         from .render import render_text
-        render_text(make_console(out), source, outcomes)
+        render_text(make_console(out), source, outcomes, depends)
 
 
 def run_once(expression: str, shape_args: list[str], dialect: str | None, fmt: str,
-             check_torch: bool, out: TextIO, err: TextIO,
-             evaluator: Evaluator | None = None) -> int:
+             check_torch: bool, out: TextIO, err: TextIO, evaluator: Evaluator) -> int:
     """One expression: print the outcome (text or JSON) and return the exit code."""
     try:
         validate_dialect(dialect)
@@ -76,13 +87,13 @@ def run_once(expression: str, shape_args: list[str], dialect: str | None, fmt: s
     except (ShapeSyntaxError, ExpressionError, UsageError) as exc:
         err.write(f"error: {exc}\n")
         return EXIT_USAGE
-    evaluate = evaluator or _default_evaluator()
     try:
-        outcomes = [evaluate(checked, env, name, check_torch) for name in dialects]
+        outcomes = [evaluator(checked, env, name, check_torch) for name in dialects]
+        depends = dependences(checked, [env] * len(outcomes), outcomes, evaluator)
     except UsageError as exc:
         err.write(f"error: {exc}\n")
         return EXIT_USAGE
-    emit(outcomes, expression, fmt, out)
+    emit(outcomes, expression, fmt, out, depends)
     return exit_code_for(outcomes)
 
 
@@ -96,10 +107,14 @@ Define shapes, then evaluate expressions; results become names.
   :format json            text | json
   :shapes                 list the names and their shapes
   :help                   this text
-  :quit                   leave (also Ctrl-D)"""
+  :quit                   leave (also Ctrl-D)
+Tab completes names, ops (np., torch., F., x.) and commands; Up and Down recall
+earlier lines, kept in $XDG_STATE_HOME/shapecheck/eval_history
+(~/.local/state/shapecheck/eval_history by default)."""
 
-_COLON_BINDING = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:(?!=)(.*)\Z", re.S)
-_TUPLE_BINDING = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*([(\[].*)\Z", re.S)
+# Names are Python identifiers, Unicode letters included ([^\W\d]\w* is re's spelling).
+_COLON_BINDING = re.compile(r"\s*([^\W\d]\w*)\s*:(?!=)(.*)\Z", re.S)
+_TUPLE_BINDING = re.compile(r"\s*([^\W\d]\w*)\s*=(?!=)\s*([(\[].*)\Z", re.S)
 
 
 @dataclass
@@ -110,12 +125,12 @@ class Calculator:
     dialect, since dialects may disagree on its shape.
     """
 
+    evaluator: Evaluator
     dialect: str | None = None  # None: choose from the expression, as one-shot does
     fmt: str = "text"
     check_torch: bool = False
     defined: dict[str, ShapeBinding] = field(default_factory=dict)
     computed: dict[str, dict[str, ShapeBinding]] = field(default_factory=dict)
-    evaluator: Evaluator | None = None
     done: bool = False
 
     def names(self) -> set[str]:
@@ -213,9 +228,9 @@ class Calculator:
             match = _TUPLE_BINDING.match(text)
             if match is None or not self._is_shape_literal(match.group(2)):
                 return False
-        name, rest = match.group(1), match.group(2)
+        name, rest = normalize_name(match.group(1)), match.group(2)
         offset = match.start(2)
-        if ":" in rest:
+        if ":" in rest or not rest.strip():
             binding = parse_binding(f"{name}={rest}", 0, text)
         else:
             binding = ShapeBinding(name, parse_dims(rest, offset, text))
@@ -231,22 +246,22 @@ class Calculator:
             return False
         items = [item.strip() for item in body[1:-1].split(",") if item.strip()]
         arrays = self.names()
-        return all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[+-]?\d+|\?", item) and item not in arrays
-                   for item in items)
+        return all(re.fullmatch(r"[^\W\d]\w*|[+-]?\d+|\?", item)
+                   and normalize_name(item) not in arrays for item in items)
 
     def evaluate(self, text: str, out: TextIO) -> int:
         checked = check_expression(text, self.names(), in_session=True)
         dialects = resolve_dialects(self.dialect, checked)
-        evaluate = self.evaluator or _default_evaluator()
-        outcomes = []
+        outcomes, envs = [], []
         for dialect in dialects:
             env = self.env_for(dialect)
             missing = sorted(_names_used(checked) - set(env) - set(checked.assigned))
             if missing:
                 raise UsageError(f"{missing[0]!r} has no shape under {dialect} "
                                  f"(it failed there)")
-            outcomes.append(evaluate(checked, env, dialect, self.check_torch))
-        emit(outcomes, text, self.fmt, out)
+            envs.append(env)
+            outcomes.append(self.evaluator(checked, env, dialect, self.check_torch))
+        emit(outcomes, text, self.fmt, out, dependences(checked, envs, outcomes, self.evaluator))
         for outcome in outcomes:
             self.bind_results(checked, outcome)
         return exit_code_for(outcomes)
@@ -261,59 +276,3 @@ class Calculator:
 
 def _names_used(checked: CheckedExpression) -> set[str]:
     return set(checked.names_used)
-
-
-def run_repl(calculator: Calculator, stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    """Read lines until :quit or end of input; the exit code is the worst line's."""
-    interactive = stdin.isatty()
-    if interactive:
-        _enable_line_editing()
-        out.write("shapecheck eval: define shapes (x = (5, 1)), evaluate expressions, "
-                  ":help, :quit\n")
-    worst = EXIT_OK
-    while not calculator.done:
-        try:
-            if interactive:
-                line = input(">>> ")
-            else:
-                line = stdin.readline()
-                if not line:
-                    break
-        except EOFError:
-            if interactive:
-                out.write("\n")
-            break
-        except KeyboardInterrupt:
-            out.write("\n")
-            continue
-        worst = max(worst, calculator.handle(line, out, err))
-        out.flush()
-    if interactive:
-        _save_history()
-    return worst
-
-
-_HISTORY_FILE = "~/.shapecheck_history"
-
-
-def _enable_line_editing() -> None:
-    """readline gives input() line editing and history; absent on some platforms."""
-    try:
-        import os
-        import readline
-    except ImportError:
-        return
-    try:
-        readline.read_history_file(os.path.expanduser(_HISTORY_FILE))
-    except OSError:
-        pass
-    readline.set_history_length(1000)
-
-
-def _save_history() -> None:
-    try:
-        import os
-        import readline
-        readline.write_history_file(os.path.expanduser(_HISTORY_FILE))
-    except (ImportError, OSError):
-        pass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import keyword
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from shapecheck.runtime.dims import UNKNOWN, Dim, Shape, format_shape, sym
@@ -13,8 +15,21 @@ DTYPES = (
 )
 """The dtype spellings a binding may carry (numpy's names, as the runtime uses)."""
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT = re.compile(r"[+-]?[0-9]+\Z")
+
+INT64_MAX = 2**63 - 1
+"""The largest size either library can hold (NumPy's npy_intp, torch's int64_t)."""
+
+
+def normalize_name(text: str) -> str:
+    """An identifier as Python reads it: NFKC-normalized (PEP 3131), so ``ﬁ`` is ``fi``."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def is_name(text: str) -> bool:
+    """A Python identifier (Unicode letters included) that is not a keyword."""
+    text = normalize_name(text)
+    return text.isidentifier() and not keyword.iskeyword(text)
 
 
 @dataclass(frozen=True)
@@ -62,6 +77,8 @@ def parse_dims(text: str, offset: int, whole: str) -> Shape:
     """``5,1,B`` (optionally in parentheses or brackets) to a shape; offset locates errors."""
     body = text.strip()
     lead = offset + (len(text) - len(text.lstrip()))
+    if not body:
+        raise ShapeSyntaxError(whole, lead + 1, "no dimensions (write () for a 0-d array)")
     if body[:1] in "([" and body[-1:] in ")]" and body:
         if len(body) < 2 or {"(": ")", "[": "]"}[body[0]] != body[-1]:
             raise ShapeSyntaxError(whole, lead + 1, "unbalanced brackets")
@@ -82,11 +99,14 @@ def parse_dims(text: str, offset: int, whole: str) -> Shape:
             value = int(item)
             if value < 0:
                 raise ShapeSyntaxError(whole, column, f"negative dimension {value}")
+            if value > INT64_MAX:
+                raise ShapeSyntaxError(whole, column,
+                                       f"dimension {value} is beyond int64 (at most {INT64_MAX})")
             dims.append(value)
         elif item in ("?", "_"):
             dims.append(UNKNOWN)
-        elif _NAME.match(item):
-            dims.append(sym(item))
+        elif is_name(item):
+            dims.append(sym(normalize_name(item)))
         else:
             raise ShapeSyntaxError(whole, column,
                                    f"{item!r} is not a dimension (an int, a name, or ?)")
@@ -99,10 +119,11 @@ def parse_binding(piece: str, offset: int, whole: str, sep: str = "=") -> ShapeB
     name_text, _, rest = piece.partition(sep)
     rest_offset = offset + len(name_text) + 1
     name = name_text.strip()
-    if not _NAME.match(name):
+    if not is_name(name):
         column = offset + 1 + (len(name_text) - len(name_text.lstrip()))
         what = f"{name!r} is not a name" if name else "missing name before '='"
         raise ShapeSyntaxError(whole, column, what)
+    name = normalize_name(name)
     dtype = None
     dims_text = rest
     if ":" in rest:
@@ -112,6 +133,11 @@ def parse_binding(piece: str, offset: int, whole: str, sep: str = "=") -> ShapeB
             column = rest_offset + len(dims_text) + 2
             raise ShapeSyntaxError(whole, column,
                                    f"unknown dtype {dtype!r} (choose from {', '.join(DTYPES)})")
+    if not dims_text.strip():
+        # An empty list is too easily a typo (x=$SHAPE with SHAPE unset) to mean 0-d.
+        example = f"{name}{sep}()" + (f":{dtype}" if dtype else "")
+        raise ShapeSyntaxError(whole, rest_offset + 1,
+                               f"no dimensions for {name!r} (write {example} for a 0-d array)")
     return ShapeBinding(name, parse_dims(dims_text, rest_offset, whole), dtype)
 
 

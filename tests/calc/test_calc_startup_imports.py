@@ -1,0 +1,50 @@
+"""``shapecheck eval`` imports only what its answer needs (the time itself: benchmarks/eval_startup.py)."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WATCHED = ("typer", "rich", "libcst", "numpy", "shapecheck.analysis.interpreter")
+
+
+def imported_by(*args: str) -> tuple[set[str], subprocess.CompletedProcess]:
+    """The watched modules loaded by one ``shapecheck eval`` run in a fresh interpreter."""
+    code = ("import sys, atexit\n"
+            f"watched = {WATCHED!r}\n"
+            "atexit.register(lambda: sys.stderr.write('LOADED ' + ' '.join("
+            "m for m in watched if m in sys.modules) + '\\n'))\n"
+            "from shapecheck.entry import main\n"
+            f"main(['eval', *{list(args)!r}])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    line = [l for l in done.stderr.splitlines() if l.startswith("LOADED")][-1]
+    return set(line.split()[1:]), done
+
+
+def test_a_one_shot_text_answer_does_not_load_typer():
+    loaded, done = imported_by("x+y", "-s", "x=3,1", "-s", "y=4")
+    assert done.returncode == 0 and "= (3, 4)" in done.stdout
+    assert {"libcst", "numpy", "rich"} <= loaded  # the parser, the engine, the renderer
+    assert "typer" not in loaded
+
+
+def test_a_json_answer_loads_no_renderer():
+    loaded, done = imported_by("x+y", "-s", "x=3,1", "-s", "y=4", "-f", "json")
+    assert json.loads(done.stdout)["numpy"]["shape"] == [3, 4]
+    assert not loaded & {"typer", "rich"}
+
+
+@pytest.mark.parametrize("args", [
+    ("--help",),
+    ("x+1", "-s", "x="),
+    ("x+1", "-s", "x=3", "-d", "jax"),
+])
+def test_help_and_usage_errors_load_no_parser_engine_or_renderer(args):
+    loaded, done = imported_by(*args)
+    assert done.returncode in (0, 2)
+    assert loaded == set(), loaded
