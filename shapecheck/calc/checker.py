@@ -230,9 +230,9 @@ class _NormalizedNames(cst.CSTTransformer):
         return updated if normal == updated.value else updated.with_changes(value=normal)
 
 
-def check(source: str, known_names: set[str] | frozenset[str],
-          in_session: bool = False) -> CheckedExpression:
-    """calc.expression.check_expression: see there."""
+def check_expression(source: str, known_names: set[str] | frozenset[str],
+                     in_session: bool = False) -> CheckedExpression:
+    """Parse ``source`` and check it; ExpressionError (with the position) on the first problem."""
     if not source.strip():
         raise ExpressionError("empty expression", Position(1, 1), source)
     # Leading blanks would be an indentation error; " -x" is how a shell passes "-x".

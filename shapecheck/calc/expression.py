@@ -1,6 +1,6 @@
 """What a calculator expression is once checked, and the error when it cannot be evaluated.
 
-The checking itself (calc/checker.py) parses with libcst, never with
+The checking itself (calc/checker.py, check_expression) parses with libcst, never with
 Python's eval; it is imported on the first expression, so a usage error or
 --help answers without loading libcst.
 """
@@ -72,11 +72,3 @@ class CheckedExpression:
         if self.libraries == {"torch"}:
             return "torch"
         return "all"
-
-
-def check_expression(source: str, known_names: set[str] | frozenset[str],
-                     in_session: bool = False) -> CheckedExpression:
-    """Parse ``source`` and check it; ExpressionError (with the position) on the first problem."""
-    from .checker import check
-
-    return check(source, known_names, in_session)

@@ -15,11 +15,20 @@ from typing import Callable, TextIO
 from shapecheck.runtime.dialects import DIALECTS
 
 from .errors import UsageError
-from .expression import CheckedExpression, ExpressionError, check_expression
+from .expression import CheckedExpression, ExpressionError
 from .outcome import DialectOutcome, outcome_json
 from .shapes import (ShapeBinding, ShapeSyntaxError, normalize_name, parse_binding, parse_dims,
                      parse_shape_args)
 from .symbols import Dependence, dependences
+
+
+def check_expression(source: str, known_names: set[str] | frozenset[str],
+                     in_session: bool = False) -> CheckedExpression:
+    """calc.checker.check_expression, imported on first use: libcst loads only when needed."""
+    from .checker import check_expression as check
+
+    return check(source, known_names, in_session)
+
 
 EXIT_OK, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from shapecheck.calc.expression import ExpressionError, check_expression
+from shapecheck.calc.checker import check_expression
+from shapecheck.calc.expression import ExpressionError
 
 ARRAYS = {"x", "y", "a", "b", "q", "k"}
 
