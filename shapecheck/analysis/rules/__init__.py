@@ -6,6 +6,8 @@ catalog collects them. Codes are stable once released.
 
 from __future__ import annotations
 
+import functools
+
 from ..findings import Severity
 from .base import Example, RuleSpec
 
@@ -40,6 +42,13 @@ _META_RULES = (SYNTAX_ERROR, UNREADABLE_FILE, INTERNAL_ERROR)
 
 def all_rules() -> dict[str, RuleSpec]:
     """Every rule by code, meta rules included, in code order."""
+    return dict(_all_rules())
+
+
+@functools.cache
+def _all_rules() -> dict[str, RuleSpec]:
+    # Scanning the package and importing its modules costs more than a small file's analysis:
+    # once per process is enough, since the specs are frozen.
     specs: list[RuleSpec] = list(_META_RULES)
     for module in _rule_modules():
         specs.extend(getattr(module, "RULES", ()))
