@@ -13,6 +13,7 @@ below the limit used here (numpy and torch nest at most under 100 levels).
 from __future__ import annotations
 
 import ast
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -46,11 +47,18 @@ def refuse_deep_nesting(source: str, max_depth: int = MAX_DEPTH) -> Refusal | No
         return Refusal("cannot parse: the code nests too deeply for Python's own parser", 1, syntax=True)
     except ValueError:  # e.g. NUL bytes; the usual path reports it
         return None
-    return _too_deep(tree, max_depth)
+    return _too_deep(tree, source, max_depth)
 
 
-def _too_deep(tree: ast.AST, max_depth: int) -> Refusal | None:
-    """The first node deeper than ``max_depth``, counted as libcst nests (``a and b and c`` is two levels there)."""
+def _too_deep(tree: ast.AST, source: str, max_depth: int) -> Refusal | None:
+    """The first node deeper than ``max_depth``, counted as libcst nests (``a and b and c`` is two levels there).
+
+    Every level of nesting takes at least one character of source (give or
+    take a few context nodes), so a node whose text is shorter than the
+    levels left cannot reach the limit and is not entered: in ordinary code
+    only the long statements are walked, not every expression.
+    """
+    line_starts = _line_starts(source)
     stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     pop, push, children = stack.pop, stack.append, ast.iter_child_nodes
     while stack:
@@ -61,6 +69,32 @@ def _too_deep(tree: ast.AST, max_depth: int) -> Refusal | None:
             line = getattr(node, "lineno", 1)
             return Refusal(f"file skipped: code nests more than {max_depth} levels deep (at line {line}), "
                            f"beyond what the parser handles safely", line, syntax=False)
+        if max_depth - depth > _length(node, line_starts) + _SLACK:
+            continue
         for child in children(node):
             push((child, depth + 1))
     return None
+
+
+# Levels of nesting that take no source text of their own (expression contexts, keywords, operators).
+_SLACK = 8
+
+
+def _line_starts(source: str) -> list[int]:
+    """UTF-8 byte offset of each line's start, 1-based like ast's line numbers (columns are byte offsets)."""
+    data = source.encode("utf-8", "surrogatepass")
+    starts = [0, 0]
+    find = data.find
+    at = find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find(b"\n", at + 1)
+    return starts
+
+
+def _length(node: ast.AST, line_starts: list[int]) -> float:
+    """How many bytes of source ``node`` spans; infinite when it has no position (the module, ``arguments``)."""
+    end_line = getattr(node, "end_lineno", None)
+    if end_line is None or end_line >= len(line_starts) or node.end_col_offset is None:
+        return math.inf
+    return line_starts[end_line] + node.end_col_offset - line_starts[node.lineno] - node.col_offset

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate
 
 import libcst as cst
@@ -88,6 +89,12 @@ class NodePositions:
         return len(self._spans)
 
 
+@lru_cache(maxsize=1)
 def node_positions(module: cst.Module) -> NodePositions:
-    """Positions of every node of ``module``, computed in one code generation pass."""
+    """Positions of every node of ``module``, computed in one code generation pass.
+
+    The shape and the aliasing analyses of one file both ask; the last
+    module's positions are kept so that they are computed once (nodes hash
+    by identity, so a new tree never sees an old one's positions).
+    """
     return NodePositions(module)
