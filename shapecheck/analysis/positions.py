@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
@@ -28,9 +26,13 @@ _NEWLINE = re.compile(r"\r\n?|\n")
 
 @dataclass
 class _IndexingCodegenState(CodegenState):
-    """Code generation that records, per node, the token indices where it starts and ends (as PositionProvider's state)."""
+    """Code generation that records, per node, the token indices where it starts and ends (as PositionProvider's state).
 
-    spans: dict[cst.CSTNode, tuple[int, int]] = field(default_factory=dict)
+    Keys are ``id(node)``: libcst nodes hash by identity through a Python
+    method, and the module keeps every node alive while its positions are used.
+    """
+
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)
     _starts: list[int] = field(default_factory=list)
 
     def before_codegen(self, node: cst.CSTNode) -> None:
@@ -38,25 +40,35 @@ class _IndexingCodegenState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._starts.pop()
-        if node not in self.spans:  # a syntactic position recorded inside wins, as in libcst
-            self.spans[node] = (start, len(self.tokens))
+        key = id(node)
+        if key not in self.spans:  # a syntactic position recorded inside wins, as in libcst
+            self.spans[key] = (start, len(self.tokens))
 
     def pop_trailing_newline(self) -> None:
         pass  # libcst's positions were counted with that newline in place; the text itself is not needed
 
-    @contextmanager
     def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
-                                  end_node: cst.CSTNode | None = None) -> Iterator[None]:
-        start = len(self.tokens)
-        try:
-            yield
-        finally:
-            end = len(self.tokens)
-            if start_node is not None:
-                start = self.spans[start_node][0]
-            if end_node is not None:
-                end = self.spans[end_node][1]
-            self.spans[node] = (start, end)
+                                  end_node: cst.CSTNode | None = None) -> _SyntacticPosition:
+        return _SyntacticPosition(self, node, start_node, end_node)
+
+
+class _SyntacticPosition:
+    """libcst's record_syntactic_position as a plain context manager (called for most nodes, so kept cheap)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: _IndexingCodegenState, node: cst.CSTNode, start_node: cst.CSTNode | None,
+                 end_node: cst.CSTNode | None) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = len(self.state.tokens)
+
+    def __exit__(self, *exc_info: object) -> None:
+        spans = self.state.spans
+        start = spans[id(self.start_node)][0] if self.start_node is not None else self.start
+        end = spans[id(self.end_node)][1] if self.end_node is not None else len(self.state.tokens)
+        spans[id(self.node)] = (start, end)
 
 
 class NodePositions:
@@ -76,14 +88,14 @@ class NodePositions:
         return CodePosition(line, offset - self._line_starts[line - 1])
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        start, end = self._spans[node]  # KeyError for a node not in the module, as with libcst
+        start, end = self._spans[id(node)]  # KeyError for a node not in the module, as with libcst
         return CodeRange(self._position(start), self._position(end))
 
     def __contains__(self, node: object) -> bool:
-        return node in self._spans
+        return id(node) in self._spans
 
     def get(self, node: cst.CSTNode, default: CodeRange | None = None) -> CodeRange | None:
-        return self[node] if node in self._spans else default
+        return self[node] if id(node) in self._spans else default
 
     def __len__(self) -> int:
         return len(self._spans)
