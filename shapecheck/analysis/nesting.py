@@ -59,20 +59,20 @@ def _too_deep(tree: ast.AST, source: str, max_depth: int) -> Refusal | None:
     only the long statements are walked, not every expression.
     """
     line_starts = _line_starts(source)
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    stack: list[tuple[ast.AST, int, int]] = [(tree, 1, 1)]
     pop, push, children = stack.pop, stack.append, ast.iter_child_nodes
     while stack:
-        node, depth = pop()
+        node, depth, line = pop()
+        line = getattr(node, "lineno", line)  # operators and contexts have none: their parent's
         if isinstance(node, ast.BoolOp):
             depth += len(node.values) - 2
         if depth > max_depth:
-            line = getattr(node, "lineno", 1)
             return Refusal(f"file skipped: code nests more than {max_depth} levels deep (at line {line}), "
                            f"beyond what the parser handles safely", line, syntax=False)
         if max_depth - depth > _length(node, line_starts) + _SLACK:
             continue
         for child in children(node):
-            push((child, depth + 1))
+            push((child, depth + 1, line))
     return None
 
 
