@@ -148,6 +148,10 @@ def _walk_root(shown: Path, absolute: str, resolver: ConfigResolver, found: Disc
     if is_ignored(excludes, absolute, True):
         return
     gitignore = _gitignores_above(absolute) if config.respect_gitignore else []
+    if is_ignored(gitignore, absolute, True):
+        # Named explicitly though a .gitignore above ignores it (a package inside an ignored
+        # virtualenv, say): linted as a named file would be; its own .gitignore files still apply.
+        gitignore = []
     _walk(shown, absolute, gitignore, resolver, found, seen, ancestors=())
 
 

@@ -49,6 +49,16 @@ def test_gitignore_of_the_enclosing_repository_applies_to_a_subdirectory_argumen
     assert files_of(project, "src") == ["src/keep.py"]
 
 
+def test_a_directory_named_inside_an_ignored_one_is_walked_with_its_own_gitignore(project):
+    (project / ".git").mkdir()
+    (project / ".gitignore").write_text("/env/\n")
+    (project / "env" / "pkg").mkdir(parents=True)
+    (project / "env" / "pkg" / ".gitignore").write_text("gen.py\n")
+    touch(project, "env/pkg/a.py", "env/pkg/gen.py", "env/other.py", "top.py")
+    assert files_of(project, "env/pkg") == ["env/pkg/a.py"]
+    assert files_of(project) == ["top.py"]
+
+
 @pytest.mark.parametrize("pattern, path, is_dir, ignored", [
     ("**/foo.py", "a/b/foo.py", False, True),
     ("a/**/b.py", "a/b.py", False, True),
