@@ -20,13 +20,13 @@ from typing import Any, Iterable
 
 import libcst as cst
 import numpy as np
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..runtime import ops
 from ..runtime.dialects import NUMPY, TORCH, TORCH_LEGACY, Dialect
 from ..runtime.layout import Layout, overlap, torch_overlap_status
 from .findings import Finding, Span
 from .imports import canonical, dotted_name, import_bindings
+from .positions import node_positions
 
 # --------------------------------------------------------------------------
 # values
@@ -213,8 +213,7 @@ class AliasAnalysis:
     @property
     def positions(self):
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
-                PositionProvider)
+            self._positions = node_positions(self.module)
         return self._positions
 
     def span(self, node: cst.CSTNode) -> Span:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .findings import Finding, Span
+from .nesting import refuse_deep_nesting
 from .rules import INTERNAL_ERROR, SYNTAX_ERROR, RuleSpec
 
 
@@ -36,6 +37,10 @@ def finding_for(spec: RuleSpec, path: str, span: Span, message: str, **extra) ->
 
 def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS) -> list[Finding]:
     """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099."""
+    refusal = refuse_deep_nesting(source)
+    if refusal is not None:
+        spec = SYNTAX_ERROR if refusal.syntax else INTERNAL_ERROR
+        return [finding_for(spec, path, Span(refusal.line, 1, refusal.line, 1), refusal.message)]
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+import pathspec
 
 from .config import ConfigError, ConfigResolver
 
@@ -15,119 +17,61 @@ SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass(frozen=True)
-class IgnorePattern:
-    """One gitignore-style line, compiled; ``base`` is the directory it is relative to."""
+class IgnoreFile:
+    """The patterns of one .gitignore (or of the config's excludes), relative to ``base``, an absolute directory."""
 
     base: str
-    regex: re.Pattern
-    negated: bool
-    dir_only: bool
+    spec: pathspec.GitIgnoreSpec
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], base: str) -> IgnoreFile:
+        return cls(base.rstrip("/") or "/", pathspec.GitIgnoreSpec.from_lines(lines))
+
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
+        """True when a pattern ignores ``path``, False when a negation re-includes it, None when none match."""
+        prefix = self.base.rstrip("/") + "/"
+        if not path.startswith(prefix):
+            return None
+        relative = path[len(prefix):] + ("/" if is_dir else "")
+        return self.spec.check_file(relative).include
 
 
-def compile_pattern(line: str, base: str) -> IgnorePattern | None:
-    """A gitignore line as git reads it (blank lines and comments give None)."""
-    line = line.rstrip("\n\r")
-    if not line.strip() or line.startswith("#"):
-        return None
-    # Trailing spaces are ignored unless escaped with a backslash.
-    stripped = line.rstrip(" ")
-    if stripped.endswith("\\") and len(stripped) < len(line):
-        stripped += " "
-    line = stripped
-    negated = line.startswith("!")
-    if negated:
-        line = line[1:]
-    elif line.startswith("\\!") or line.startswith("\\#"):
-        line = line[1:]
-    dir_only = line.endswith("/")
-    line = line.rstrip("/")
-    if not line:
-        return None
-    anchored = "/" in line
-    line = line.lstrip("/")
-    regex = _translate(line)
-    if not anchored:
-        regex = "(?:.*/)?" + regex
-    return IgnorePattern(base, re.compile(regex + r"\Z", re.DOTALL), negated, dir_only)
+def is_ignored(rules: Sequence[IgnoreFile], path: str, is_dir: bool) -> bool:
+    """As git decides: the deepest .gitignore with a matching pattern wins, and in it the last such pattern."""
+    for rule in reversed(rules):
+        verdict = rule.verdict(path, is_dir)
+        if verdict is not None:
+            return verdict
+    return False
 
 
-def _translate(glob: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(glob)
-    while i < n:
-        if glob.startswith("**/", i) and (i == 0 or glob[i - 1] == "/"):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i) and i + 2 == n and (i == 0 or glob[i - 1] == "/"):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif glob[i] == "[":
-            end = glob.find("]", i + 2 if glob.startswith("[!", i) or glob.startswith("[^", i) else i + 1)
-            if end < 0:
-                out.append(re.escape("["))
-                i += 1
-                continue
-            body = glob[i + 1:end]
-            if body[:1] in ("!", "^"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        elif glob[i] == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
-
-
-def is_ignored(patterns: tuple[IgnorePattern, ...] | list[IgnorePattern], path: str, is_dir: bool) -> bool:
-    """The last matching pattern decides, as in git; ``path`` is absolute and normalized."""
-    ignored = False
-    for pattern in patterns:
-        if pattern.dir_only and not is_dir:
-            continue
-        if path == pattern.base or not path.startswith(pattern.base.rstrip("/") + "/"):
-            continue
-        rel = path[len(pattern.base.rstrip("/")) + 1:]
-        if pattern.regex.match(rel):
-            ignored = not pattern.negated
-    return ignored
-
-
-def _excluded_with_parents(patterns: tuple[IgnorePattern, ...], path: str, root: str) -> bool:
+def _excluded_with_parents(rules: Sequence[IgnoreFile], path: str, root: str) -> bool:
     """A named file is excluded when it, or a directory between it and the config root, is."""
-    if is_ignored(patterns, path, False):
+    if is_ignored(rules, path, False):
         return True
     parent = os.path.dirname(path)
     while parent.startswith(root.rstrip("/") + "/"):
-        if is_ignored(patterns, parent, True):
+        if is_ignored(rules, parent, True):
             return True
         parent = os.path.dirname(parent)
     return False
 
 
 @lru_cache(maxsize=256)
-def _compiled_excludes(excludes: tuple[str, ...], base: str) -> tuple[IgnorePattern, ...]:
-    return tuple(p for p in (compile_pattern(line, base) for line in excludes) if p is not None)
+def _compiled_excludes(excludes: tuple[str, ...], base: str) -> tuple[IgnoreFile, ...]:
+    return (IgnoreFile.from_lines(excludes, base),)
 
 
-def read_gitignore(directory: str) -> list[IgnorePattern]:
+def read_gitignore(directory: str) -> list[IgnoreFile]:
     try:
         with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.readlines()
+            lines = handle.read().splitlines()
     except OSError:
         return []
-    return [p for p in (compile_pattern(line, directory) for line in lines) if p is not None]
+    return [IgnoreFile.from_lines(lines, directory)]
 
 
-def _gitignores_above(directory: str) -> list[IgnorePattern]:
+def _gitignores_above(directory: str) -> list[IgnoreFile]:
     """The .gitignore files of the enclosing git work tree, outermost first, above ``directory``."""
     chain = []
     current = os.path.dirname(directory)
@@ -139,16 +83,18 @@ def _gitignores_above(directory: str) -> list[IgnorePattern]:
         if parent == current:
             return []  # not inside a git work tree: only the walked tree's own .gitignore files count
         current = parent
-    patterns: list[IgnorePattern] = []
+    rules: list[IgnoreFile] = []
     for folder in reversed(chain):
-        patterns.extend(read_gitignore(folder))
-    return patterns
+        rules.extend(read_gitignore(folder))
+    return rules
 
 
 @dataclass
 class Discovery:
     files: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Paths that could not be read (a directory without permission, say), each with the reason: SC002 each.
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def discover(paths: list[Path], resolver: ConfigResolver) -> Discovery:
@@ -156,30 +102,60 @@ def discover(paths: list[Path], resolver: ConfigResolver) -> Discovery:
 
     Files named explicitly are linted whatever their suffix, unless the
     config's exclude patterns match them (pre-commit passes every file by
-    name, and users expect their excludes to hold there too).
+    name, and users expect their excludes to hold there too). A path that
+    exists but cannot be read is listed in ``unreadable``, and the rest goes on.
     """
     found = Discovery()
     seen: set[str] = set()
     for given in paths:
         if not os.path.lexists(given):
-            raise ConfigError(f"path does not exist: {given}")
+            reason = _stat_failure(given)
+            if reason is None:
+                raise ConfigError(f"path does not exist: {given}")
+            found.unreadable.append((Path(given), reason))
+            continue
         absolute = os.path.abspath(given)
-        config = resolver.for_file(Path(absolute)) if not os.path.isdir(given) else resolver.for_directory(Path(absolute))
+        try:
+            if os.path.isdir(given):
+                _walk_root(Path(given), absolute, resolver, found, seen)
+                continue
+            config = resolver.for_file(Path(absolute))
+        except OSError as exc:  # a config file above it cannot be examined
+            found.unreadable.append((Path(given), f"cannot read: {exc.strerror or exc}"))
+            continue
         excludes = _compiled_excludes(config.excludes, str(config.root.absolute()))
-        if os.path.isdir(given):
-            if is_ignored(excludes, absolute, True):
-                continue
-            gitignore = _gitignores_above(absolute) if config.respect_gitignore else []
-            _walk(Path(given), absolute, gitignore, resolver, found, seen, ancestors=())
-        else:
-            if _excluded_with_parents(excludes, absolute, str(config.root.absolute())) or absolute in seen:
-                continue
-            seen.add(absolute)
-            found.files.append(Path(given))
+        if _excluded_with_parents(excludes, absolute, str(config.root.absolute())) or absolute in seen:
+            continue
+        seen.add(absolute)
+        found.files.append(Path(given))
     return found
 
 
-def _walk(shown: Path, absolute: str, inherited: list[IgnorePattern], resolver: ConfigResolver,
+def _stat_failure(path: Path) -> str | None:
+    """Why ``path`` cannot be examined when that is not simply its absence (a parent without permission)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    return None
+
+
+def _walk_root(shown: Path, absolute: str, resolver: ConfigResolver, found: Discovery, seen: set[str]) -> None:
+    config = resolver.for_directory(Path(absolute))
+    excludes = _compiled_excludes(config.excludes, str(config.root.absolute()))
+    if is_ignored(excludes, absolute, True):
+        return
+    gitignore = _gitignores_above(absolute) if config.respect_gitignore else []
+    if is_ignored(gitignore, absolute, True):
+        # Named explicitly though a .gitignore above ignores it (a package inside an ignored
+        # virtualenv, say): linted as a named file would be; its own .gitignore files still apply.
+        gitignore = []
+    _walk(shown, absolute, gitignore, resolver, found, seen, ancestors=())
+
+
+def _walk(shown: Path, absolute: str, inherited: list[IgnoreFile], resolver: ConfigResolver,
           found: Discovery, seen: set[str], ancestors: tuple[str, ...]) -> None:
     real = os.path.realpath(absolute)
     if real in ancestors:
@@ -188,15 +164,15 @@ def _walk(shown: Path, absolute: str, inherited: list[IgnorePattern], resolver: 
     if real in seen:
         return  # the same directory reached twice through symlinks
     seen.add(real)
-    config = resolver.for_directory(Path(absolute))
-    patterns = inherited + read_gitignore(absolute) if config.respect_gitignore else inherited
-    excludes = _compiled_excludes(config.excludes, str(config.root.absolute()))
     try:
         with os.scandir(absolute) as it:
             entries = sorted(it, key=lambda e: e.name)
+        config = resolver.for_directory(Path(absolute))  # reads this directory's pyproject.toml, if any
     except OSError as exc:
-        found.warnings.append(f"{shown}: cannot read directory: {exc.strerror or exc}")
+        found.unreadable.append((shown, f"cannot read directory: {exc.strerror or exc}"))
         return
+    patterns = inherited + read_gitignore(absolute) if config.respect_gitignore else inherited
+    excludes = _compiled_excludes(config.excludes, str(config.root.absolute()))
     for entry in entries:
         child_abs = os.path.join(absolute, entry.name)
         try:

@@ -200,7 +200,7 @@ def run_lint(options: LintOptions) -> LintReport:
         display = options.stdin_filename or "-"
         config = resolver.for_file(Path(display))
         data = sys.stdin.buffer.read()
-        report.add(lint_job(FileJob(display, data, kind_of(display), config, None, None)))
+        report.add(list(run_isolated([FileJob(display, data, kind_of(display), config, None, None)]))[0])
         report.files_checked = 1
         report.warnings = resolver.warnings
         _sort(report)
@@ -208,6 +208,9 @@ def run_lint(options: LintOptions) -> LintReport:
 
     discovery = discover(list(options.paths) or [Path(".")], resolver)
     report.warnings.extend(discovery.warnings)
+    for unreadable, reason in discovery.unreadable:
+        path = str(unreadable)
+        report.add(FileResult(path, [finding_for(UNREADABLE_FILE, path, Span(1, 1, 1, 1), reason)]))
     pending: list[FileJob] = []
     caches: dict[Path, Cache] = {}
     for file in discovery.files:
@@ -244,7 +247,7 @@ def run_lint(options: LintOptions) -> LintReport:
         done += 1
         if options.progress is not None:
             options.progress(done, total, result.path)
-    report.files_checked = len(discovery.files)
+    report.files_checked = len(discovery.files) + len(discovery.unreadable)
     report.warnings.extend(resolver.warnings)
     report.warnings.extend(cache.warning for cache in caches.values() if cache.warning)
     _sort(report)
@@ -266,11 +269,12 @@ def _finish_cached(path: str, data: bytes, kind: str, findings: list[Finding], c
 
 def _run_jobs(jobs: list[FileJob], max_jobs: int | None) -> Iterator[FileResult]:
     """Results as they arrive (so progress can be shown)."""
+    if not jobs:
+        return
     workers = max_jobs if max_jobs and max_jobs > 0 else (os.cpu_count() or 1)
     total = sum(len(j.data) for j in jobs)
     if workers <= 1 or len(jobs) <= SERIAL_MAX_FILES or total <= SERIAL_MAX_BYTES:
-        _init_worker()
-        yield from (lint_job(job) for job in jobs)
+        yield from run_isolated(jobs)
         return
     workers = min(workers, len(jobs))
     # Biggest files first, dealt round-robin, so no worker is left with the long tail.
@@ -278,13 +282,53 @@ def _run_jobs(jobs: list[FileJob], max_jobs: int | None) -> Iterator[FileResult]
     chunk_count = workers * 4
     chunks = [ordered[i::chunk_count] for i in range(chunk_count)]
     chunks = [c for c in chunks if c]
+    suspects: list[FileJob] = []
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
         futures = [(chunk, pool.submit(lint_chunk, chunk)) for chunk in chunks]
         for chunk, future in futures:
             try:
                 yield from future.result()
             except BrokenProcessPool:
-                yield from (internal_error(j.path, "worker process crashed") for j in chunk)
+                suspects.extend(chunk)  # a dead worker breaks every unfinished chunk, not only its own
+    yield from run_isolated(suspects)
+
+
+def run_isolated(jobs: list[FileJob]) -> Iterator[FileResult]:
+    """The jobs in order in one worker process, so that a crash (a segfault in native code) loses one file only.
+
+    With a single worker the files run in submission order, so the first
+    unfinished one when the worker dies is the one it died on. That file is
+    tried once more alone before it is blamed; the rest go on in a fresh
+    worker. The analyzer is imported here first, so a forked worker starts
+    with it loaded and the common case costs one fork.
+    """
+    if not jobs:
+        return
+    _init_worker()
+    remaining = list(jobs)
+    while remaining:
+        finished = 0
+        for result in _run_until_crash(remaining):
+            finished += 1
+            yield result
+        if finished == len(remaining):
+            return
+        culprit = remaining[finished]
+        alone = list(_run_until_crash([culprit]))
+        yield from alone or [internal_error(culprit.path, "the analyzer process crashed on this file")]
+        remaining = remaining[finished + 1:]
+
+
+def _run_until_crash(jobs: list[FileJob]) -> Iterator[FileResult]:
+    """Results of ``jobs`` in order, up to the first one whose worker died."""
+    with ProcessPoolExecutor(max_workers=1, initializer=_init_worker) as pool:
+        futures = [pool.submit(lint_job, job) for job in jobs]
+        for future in futures:
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                return
+            yield result
 
 
 def _sort(report: LintReport) -> None:

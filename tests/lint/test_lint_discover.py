@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from shapecheck.lint.config import ConfigError, ConfigResolver, Overrides
-from shapecheck.lint.discover import compile_pattern, discover, is_ignored
+from shapecheck.lint import discover as discover_module
+from shapecheck.lint.discover import IgnoreFile, discover, is_ignored
 
 CODES = frozenset({"SC001", "SC002", "SC099"})
 
@@ -48,6 +49,16 @@ def test_gitignore_of_the_enclosing_repository_applies_to_a_subdirectory_argumen
     assert files_of(project, "src") == ["src/keep.py"]
 
 
+def test_a_directory_named_inside_an_ignored_one_is_walked_with_its_own_gitignore(project):
+    (project / ".git").mkdir()
+    (project / ".gitignore").write_text("/env/\n")
+    (project / "env" / "pkg").mkdir(parents=True)
+    (project / "env" / "pkg" / ".gitignore").write_text("gen.py\n")
+    touch(project, "env/pkg/a.py", "env/pkg/gen.py", "env/other.py", "top.py")
+    assert files_of(project, "env/pkg") == ["env/pkg/a.py"]
+    assert files_of(project) == ["top.py"]
+
+
 @pytest.mark.parametrize("pattern, path, is_dir, ignored", [
     ("**/foo.py", "a/b/foo.py", False, True),
     ("a/**/b.py", "a/b.py", False, True),
@@ -63,8 +74,36 @@ def test_gitignore_of_the_enclosing_repository_applies_to_a_subdirectory_argumen
     ("\\#lit.py", "#lit.py", False, True),
 ])
 def test_gitignore_pattern_semantics(pattern, path, is_dir, ignored):
-    compiled = compile_pattern(pattern, "/r")
-    assert is_ignored([compiled], "/r/" + path, is_dir) is ignored
+    assert is_ignored([IgnoreFile.from_lines([pattern], "/r")], "/r/" + path, is_dir) is ignored
+
+
+@pytest.mark.parametrize("lines, path, is_dir, ignored", [
+    (["*.py", "!keep.py"], "keep.py", False, False),          # a later negation re-includes
+    (["!keep.py", "*.py"], "keep.py", False, True),           # the last matching pattern decides
+    (["*.py", "!keep.py"], "deep/er/keep.py", False, False),  # an unanchored negation applies at any depth
+    (["/gen.py"], "gen.py", False, True),                     # anchored at the .gitignore's directory
+    (["/gen.py"], "sub/gen.py", False, False),
+    (["sub/gen.py"], "x/sub/gen.py", False, False),           # a middle slash anchors too
+    (["cache/"], "cache", True, True),                        # directory patterns match directories only
+    (["cache/"], "cache", False, False),
+    (["cache/"], "src/cache", True, True),
+    (["cache"], "cache", False, True),
+    (["  # not a comment", "# comment", ""], "# comment", False, False),
+])
+def test_gitignore_negation_anchoring_and_directory_patterns(lines, path, is_dir, ignored):
+    assert is_ignored([IgnoreFile.from_lines(lines, "/r")], "/r/" + path, is_dir) is ignored
+
+
+def test_nested_gitignore_overrides_its_parent_only_below_itself(project):
+    (project / ".git").mkdir()
+    (project / ".gitignore").write_text("*.gen.py\nvendored/\n")
+    (project / "pkg").mkdir()
+    (project / "pkg" / ".gitignore").write_text("!keep.gen.py\n/local.py\n")
+    (project / "pkg" / "deeper").mkdir()
+    (project / "pkg" / "deeper" / ".gitignore").write_text("!vendored/\n")
+    touch(project, "a.gen.py", "keep.gen.py", "local.py", "pkg/keep.gen.py", "pkg/b.gen.py", "pkg/local.py",
+          "pkg/sub/local.py", "pkg/deeper/vendored/v.py", "vendored/w.py", "ok.py")
+    assert files_of(project) == ["local.py", "ok.py", "pkg/deeper/vendored/v.py", "pkg/keep.gen.py", "pkg/sub/local.py"]
 
 
 def test_exclude_replaces_and_extend_exclude_adds(project):

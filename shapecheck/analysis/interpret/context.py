@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ...runtime.dialects import NUMPY, NUMPY1, TORCH, TORCH_LEGACY, Dialect
 from ...runtime.verdicts import Result, ShapeError
 from ..annotations import shape_comments
 from ..findings import Finding, Span
+from ..positions import node_positions
 from ..rules import all_rules
 from ..values import AbstractArray, ClassValue, FunctionValue, Origin, Value
 from .env import Frame, Scope
@@ -113,8 +113,7 @@ class Context:
     def positions(self):
         """Node positions, computed on first need: most files never report anything."""
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
-                PositionProvider)
+            self._positions = node_positions(self.module)
         return self._positions
 
     def origin(self, node: cst.CSTNode) -> Origin:
