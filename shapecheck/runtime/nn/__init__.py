@@ -11,7 +11,7 @@ answer None ("unknown", never a false error). One module per family; each
 registers its classes and functional twins on import.
 """
 
-from . import basic, conv, pooling  # noqa: F401  (they register themselves)
+from . import basic, conv, norm, pooling  # noqa: F401  (they register themselves)
 from .base import FUNCTIONAL, LAYERS, Layer, build, functional
 
 __all__ = ["FUNCTIONAL", "LAYERS", "Layer", "build", "functional"]

@@ -82,7 +82,7 @@ def zeros(shape, dtype=None):
 
 
 def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtypes=None,
-                keep_warning=lambda text: False, train: bool = True) -> None:
+                keep_warning=lambda text: False, train: bool = True, forward_kwargs=None) -> None:
     """Build nn.<kind> both ways, then call it on zero tensors of the given shapes."""
     context = f"nn.{kind}(*{args!r}, **{kwargs!r}) on {inputs!r}"
     with warnings.catch_warnings():
@@ -105,7 +105,8 @@ def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtyp
     tensors = [zeros(s, d) for s, d in zip(inputs, dtypes)]
     with torch.no_grad():
         theirs = real_verdict(lambda: module(*tensors), keep_warning)
-    agree(family, rule_verdict(lambda: layer.forward(*inputs)), theirs, context)
+    agree(family, rule_verdict(lambda: layer.forward(*inputs, **(forward_kwargs or {}))), theirs,
+          context)
 
 
 def report(title: str) -> None:
