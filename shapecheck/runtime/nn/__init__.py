@@ -11,7 +11,8 @@ answer None ("unknown", never a false error). One module per family; each
 registers its classes and functional twins on import.
 """
 
-from . import basic, conv, norm, pooling  # noqa: F401  (they register themselves)
+from . import basic, conv, embedding, loss, norm, pooling  # noqa: F401  (they register themselves)
 from .base import FUNCTIONAL, LAYERS, Layer, build, functional
+from .loss import LOSSES, loss
 
-__all__ = ["FUNCTIONAL", "LAYERS", "Layer", "build", "functional"]
+__all__ = ["FUNCTIONAL", "LAYERS", "LOSSES", "Layer", "build", "functional", "loss"]
