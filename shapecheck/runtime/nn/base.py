@@ -144,6 +144,20 @@ def ntuple(value: Any, n: int) -> tuple:
     return (dim_arg(value),) * n
 
 
+def flag(value: Any) -> bool:
+    """A bool argument; NotModelled when it is not known (UNKNOWN would read as true)."""
+    if isinstance(value, int):
+        return bool(value)
+    raise NotModelled(f"not a known flag: {value!r}")
+
+
+def text_arg(value: Any) -> str:
+    """A string argument; NotModelled when it is not known."""
+    if isinstance(value, str):
+        return value
+    raise NotModelled(f"not a known string: {value!r}")
+
+
 def known_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -191,6 +205,6 @@ def wrap_dim(dim: int, ndim: int) -> int:
 
 
 __all__ = ["Layer", "LayerSpec", "LAYERS", "FUNCTIONAL", "NOT_GIVEN", "NotModelled", "register",
-           "bind", "build", "functional", "no_checks", "is_dim", "dim_arg", "ntuple", "known_int",
+           "bind", "build", "functional", "no_checks", "is_dim", "dim_arg", "flag", "text_arg", "ntuple", "known_int",
            "less", "torch_size", "size_repr", "layer_error", "argument_error", "unknown_shape",
            "wrap_dim"]

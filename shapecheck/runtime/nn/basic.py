@@ -156,6 +156,8 @@ def glu(x: Shape, dim: int = -1) -> Result:
     if not x:
         raise layer_error("glu does not support scalars because halving size must be even",
                           "RuntimeError", x)
+    if known_int(dim) is None:
+        raise NotModelled("a GLU dim that is not an int")
     axis = wrap_dim(dim, len(x))
     size = x[axis]
     if known_int(size) is not None:

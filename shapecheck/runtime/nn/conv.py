@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..dims import UNKNOWN, Dim, Shape, add, eq, floordiv, is_known, mul, sub
 from ..verdicts import Result
 from .base import (FUNCTIONAL, NOT_GIVEN, NotModelled, argument_error, dim_arg, known_int, layer_error,
-                   less, ntuple, register, torch_size)
+                   is_dim, less, ntuple, register, text_arg, torch_size)
 from .basic import _new_tensor
 
 _AXES = {1: ("width",), 2: ("height", "width"), 3: ("depth", "height", "width")}
@@ -156,11 +156,14 @@ def _conv_args(n: int, transposed: bool):
     name = f"ConvTranspose{n}d" if transposed else f"Conv{n}d"
 
     def construct(args: dict) -> dict:
+        text_arg(args["padding_mode"])
         if transposed and args["padding_mode"] != "zeros":
             raise argument_error(f'Only "zeros" padding mode is supported for {name}')
         kernel = ntuple(args["kernel_size"], n)
         stride = ntuple(args["stride"], n)
         padding = args["padding"]
+        if not isinstance(padding, (str, tuple, list)) and not is_dim(padding):
+            raise NotModelled(f"padding={padding!r}")
         if transposed and isinstance(padding, str):
             raise NotModelled("a padding string for a transposed convolution")
         padding = padding if isinstance(padding, str) else ntuple(padding, n)

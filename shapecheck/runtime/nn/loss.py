@@ -25,6 +25,8 @@ _FLOATING = frozenset({"float32", "float64", "float16", "bfloat16"})
 PAIRWISE = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
 CLASS_LOSSES = frozenset({"cross_entropy", "nll_loss"})
 BINARY = frozenset({"binary_cross_entropy", "binary_cross_entropy_with_logits"})
+SILENT = frozenset({"kl_div", "poisson_nll_loss"})
+"""Losses that broadcast a target of another shape without a word."""
 
 
 def _loss_error(message: str, exc_type: str, x: Shape, t: Shape, dim: int | None = None):
@@ -129,6 +131,20 @@ def _loss(name: str, x: Shape, t: Shape, target_dtype: str | None, reduction) ->
         return _pairwise(name, x, t, reduction)
     if name in BINARY:
         return _binary(name, x, t, reduction)
+    if name in SILENT:
+        # Both compute target * (...) first: the target is torch's "tensor a".
+        full = broadcast_shapes(t, x, dialect=TORCH).shape
+        warnings = ()
+        if dims_equal(x, t) is False:
+            warnings = (RuleWarning("silent-broadcast", f"input {size_repr(x)} and target {size_repr(t)} "
+                                    f"broadcast to {size_repr(full)} without a warning"),)
+        return _reduced(full, reduction if reduction != "batchmean" else "mean").with_warnings(*warnings)
+    if name == "soft_margin_loss":
+        full = broadcast_shapes(x, t, dialect=TORCH).shape
+        if dims_equal(full, x) is False:
+            raise _loss_error(f"output with shape {torch_size(x)} doesn't match the broadcast shape "
+                              f"{torch_size(full)}", "RuntimeError", x, t)
+        return _reduced(full, reduction)
     if name not in CLASS_LOSSES:
         raise NotModelled(f"the loss {name}")
     same = dims_equal(x, t)
@@ -147,7 +163,8 @@ def _loss(name: str, x: Shape, t: Shape, target_dtype: str | None, reduction) ->
 LOSSES = {"MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
           "HuberLoss": "huber_loss", "BCELoss": "binary_cross_entropy",
           "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "CrossEntropyLoss": "cross_entropy",
-          "NLLLoss": "nll_loss"}
+          "NLLLoss": "nll_loss", "KLDivLoss": "kl_div", "PoissonNLLLoss": "poisson_nll_loss",
+          "SoftMarginLoss": "soft_margin_loss"}
 """nn loss class -> its functional rule."""
 
 _SIGNATURES = {
@@ -160,6 +177,10 @@ _SIGNATURES = {
                           ("reduction", "mean"), ("pos_weight", None)],
     "CrossEntropyLoss": [("weight", None), ("size_average", None), ("ignore_index", -100),
                          ("reduce", None), ("reduction", "mean"), ("label_smoothing", 0.0)],
+    "KLDivLoss": [("size_average", None), ("reduce", None), ("reduction", "mean"), ("log_target", False)],
+    "PoissonNLLLoss": [("log_input", True), ("full", False), ("size_average", None), ("eps", 1e-8),
+                       ("reduce", None), ("reduction", "mean")],
+    "SoftMarginLoss": [("size_average", None), ("reduce", None), ("reduction", "mean")],
     "NLLLoss": [("weight", None), ("size_average", None), ("ignore_index", -100), ("reduce", None),
                 ("reduction", "mean")],
 }
@@ -184,4 +205,4 @@ def _loss_forward(name: str):
 for _cls, _name in LOSSES.items():
     register(_cls, _SIGNATURES[_cls], _loss_args, _loss_forward(_name))
 
-__all__ = ["LOSSES", "PAIRWISE", "CLASS_LOSSES", "BINARY", "loss"]
+__all__ = ["LOSSES", "PAIRWISE", "CLASS_LOSSES", "BINARY", "SILENT", "loss"]

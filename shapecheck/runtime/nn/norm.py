@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..dims import Shape, eq, product
 from ..verdicts import Result, RuleWarning
-from .base import (NOT_GIVEN, NotModelled, argument_error, dim_arg, is_dim, known_int, layer_error,
+from .base import (NOT_GIVEN, NotModelled, argument_error, dim_arg, flag, is_dim, known_int, layer_error,
                    register, size_repr, torch_size)
 
 
@@ -49,9 +49,9 @@ def _batch_norm_forward(ranks: tuple[int, ...], text: str):
         if len(x) not in ranks:
             raise layer_error(f"expected {text} input (got {len(x)}D input)", "ValueError", x)
         # Without running stats torch normalizes by the batch in eval mode too.
-        uses_batch = True if not layer["track_running_stats"] else training
+        uses_batch = True if not flag(layer["track_running_stats"]) else training
         return batch_norm(x, layer["num_features"], training=uses_batch,
-                          stats=bool(layer["track_running_stats"]), affine=bool(layer["affine"]))
+                          stats=flag(layer["track_running_stats"]), affine=flag(layer["affine"]))
     return forward
 
 
@@ -82,16 +82,16 @@ def _instance_norm_forward(n: int):
         features = layer["num_features"]
         warnings = ()
         if eq(x[channel], features) is False:
-            if layer["affine"]:
+            if flag(layer["affine"]):
                 raise layer_error(f"expected input's size at dim={channel} to match num_features "
                                   f"({features}), but got: {x[channel]}.", "ValueError", x, dim=channel)
-            if layer["track_running_stats"]:
+            if flag(layer["track_running_stats"]):
                 raise NotModelled("running stats of another width without affine parameters")
             warnings = (RuleWarning("num-features", f"input's size at dim={channel} does not match "
                                     "num_features. You can silence this warning by not passing in "
                                     "num_features, which is not used because affine=False"),)
         batched = x if len(x) == n + 2 else (1,) + x
-        use_input_stats = True if not layer["track_running_stats"] else training
+        use_input_stats = True if not flag(layer["track_running_stats"]) else training
         _single_value(product(batched[2:]), use_input_stats,
                       f"Expected more than 1 spatial element when training, got input size "
                       f"{size_repr(batched)}", x)
@@ -191,6 +191,6 @@ def group_norm(x: Shape, num_groups, num_channels=None) -> Result:
 register("GroupNorm", [("num_groups", NOT_GIVEN), ("num_channels", NOT_GIVEN), ("eps", 1e-5),
                        ("affine", True)], _group_args,
          lambda layer, x: group_norm(x, layer["num_groups"],
-                                     layer["num_channels"] if layer["affine"] else None))
+                                     layer["num_channels"] if flag(layer["affine"]) else None))
 
 __all__ = ["batch_norm", "layer_norm", "rms_norm", "group_norm"]

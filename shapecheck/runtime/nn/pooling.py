@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..dims import UNKNOWN, Dim, Shape, add, floordiv, mul, sub
 from ..verdicts import Result
-from .base import (FUNCTIONAL, NOT_GIVEN, NotModelled, is_dim, known_int, layer_error, less,
+from .base import (FUNCTIONAL, NOT_GIVEN, NotModelled, flag, is_dim, known_int, layer_error, less,
                    ntuple, register, torch_size)
 
 
@@ -45,6 +45,7 @@ def pool(x: Shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fa
     if any(known_int(p) is not None and p < 0 for p in padding):
         raise NotModelled("a negative padding")
     name = f"{op}_pool{n}d"
+    ceil_mode, return_indices = flag(ceil_mode), flag(return_indices)
     if len(x) not in (n + 1, n + 2):
         if op == "max" and n > 1:
             raise layer_error(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input",
@@ -107,6 +108,7 @@ def pool(x: Shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fa
 def adaptive_pool(x: Shape, output_size, return_indices=False, *, n: int, op: str) -> Result:
     """F.adaptive_{avg,max}_pool{n}d: the trailing n dims become output_size (None keeps one)."""
     x = tuple(x)
+    return_indices = flag(return_indices)
     name = f"adaptive_{op}_pool{n}d"
     if n == 1 and len(x) not in (2, 3):
         raise layer_error(f"Expected 2 to 3 dimensions, but got {len(x)}-dimensional tensor for "

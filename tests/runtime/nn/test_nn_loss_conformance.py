@@ -96,3 +96,18 @@ def test_sequence_logits_with_token_targets_is_certain_for_any_batch():
     # With symbolic T and C the same call may be right (T == C): no verdict, no false error.
     assert loss("cross_entropy", (N, T, C), (N, T), target_dtype="int64").shape == ()
     assert loss("cross_entropy", (N, C, T), (N, T), target_dtype="int64", reduction="none").shape == (N, T)
+
+
+@given(pair_case(), st.sampled_from(["kl_div", "poisson_nll_loss", "soft_margin_loss"]),
+       st.sampled_from(["mean", "sum", "none"]))
+@hypothesis_settings(150)
+def test_losses_that_broadcast_silently(case, name, reduction):
+    """torch says nothing when these broadcast; the rule says so, and must still match the shape."""
+    x, t = case
+    theirs = real_verdict(lambda: getattr(F, name)(torch.full(x, 0.5), torch.full(t, 0.5),
+                                                   reduction=reduction))
+    ours = rule_verdict(lambda: loss(name, x, t, reduction=reduction))
+    if ours[0] == "ok" and name != "soft_margin_loss":
+        assert bool(ours[2]) == (x != t), (x, t, ours)
+        ours = ours[:2] + ((),)
+    agree(name, ours, theirs, f"F.{name}({x}, {t}, reduction={reduction!r})")
