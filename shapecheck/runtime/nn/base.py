@@ -10,8 +10,9 @@ shapes and answer a Result, a ShapeError, or None when the shape is unknown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..dims import UNKNOWN, Dim, Maybe, Shape, Sym, is_known, sub
 from ..verdicts import Result, ShapeError
@@ -204,7 +205,29 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % span
 
 
-__all__ = ["Layer", "LayerSpec", "LAYERS", "FUNCTIONAL", "NOT_GIVEN", "NotModelled", "register",
-           "bind", "build", "functional", "no_checks", "is_dim", "dim_arg", "flag", "text_arg", "ntuple", "known_int",
-           "less", "torch_size", "size_repr", "layer_error", "argument_error", "unknown_shape",
-           "wrap_dim"]
+__all__ = [
+    "FUNCTIONAL",
+    "LAYERS",
+    "NOT_GIVEN",
+    "Layer",
+    "LayerSpec",
+    "NotModelled",
+    "argument_error",
+    "bind",
+    "build",
+    "dim_arg",
+    "flag",
+    "functional",
+    "is_dim",
+    "known_int",
+    "layer_error",
+    "less",
+    "no_checks",
+    "ntuple",
+    "register",
+    "size_repr",
+    "text_arg",
+    "torch_size",
+    "unknown_shape",
+    "wrap_dim",
+]

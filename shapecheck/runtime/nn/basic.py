@@ -11,8 +11,20 @@ from ..dialects import TORCH
 from ..dims import UNKNOWN, Shape, eq, product
 from ..rules.shape_ops import flatten as flatten_rule
 from ..verdicts import Result, RuleWarning
-from .base import (FUNCTIONAL, NOT_GIVEN, NotModelled, argument_error, dim_arg, is_dim, known_int,
-                   layer_error, no_checks, register, torch_size, wrap_dim)
+from .base import (
+    FUNCTIONAL,
+    NOT_GIVEN,
+    NotModelled,
+    argument_error,
+    dim_arg,
+    is_dim,
+    known_int,
+    layer_error,
+    no_checks,
+    register,
+    torch_size,
+    wrap_dim,
+)
 
 
 def _new_tensor(shape: Shape) -> None:
@@ -269,4 +281,4 @@ def unflatten(x: Shape, dim: int, sizes: tuple) -> Result:
 register("Unflatten", [("dim", NOT_GIVEN), ("unflattened_size", NOT_GIVEN)], _unflatten_args,
          lambda layer, x: unflatten(x, layer["dim"], layer["unflattened_size"]))
 
-__all__ = ["linear", "bilinear", "glu", "softmax", "unflatten"]
+__all__ = ["bilinear", "glu", "linear", "softmax", "unflatten"]

@@ -9,10 +9,25 @@ matmul kind, as the linter has always filed it.
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..dims import UNKNOWN, Dim, Shape, add, eq, floordiv, is_known, mul, sub
 from ..verdicts import Result
-from .base import (FUNCTIONAL, NOT_GIVEN, NotModelled, argument_error, dim_arg, known_int, layer_error,
-                   is_dim, less, ntuple, register, text_arg, torch_size)
+from .base import (
+    FUNCTIONAL,
+    NOT_GIVEN,
+    NotModelled,
+    argument_error,
+    dim_arg,
+    is_dim,
+    known_int,
+    layer_error,
+    less,
+    ntuple,
+    register,
+    text_arg,
+    torch_size,
+)
 from .basic import _new_tensor
 
 _AXES = {1: ("width",), 2: ("height", "width"), 3: ("depth", "height", "width")}
@@ -181,7 +196,7 @@ def _conv_args(n: int, transposed: bool):
             if padding not in _PADDING_STRINGS:
                 raise argument_error(f"Invalid padding string {padding!r}, should be one of "
                                      f"{_PADDING_STRINGS}")
-            if padding == "same" and any(s != 1 for s in stride):
+            if padding == "same" and any(known_int(s) not in (None, 1) for s in stride):
                 raise argument_error("padding='same' is not supported for strided convolutions")
         if args["padding_mode"] not in _PADDING_MODES:
             raise argument_error(f"padding_mode must be one of {_PADDING_MODES}, but got "
@@ -253,7 +268,7 @@ for _n in (1, 2, 3):
                                      ("output_padding", 0), ("groups", 1), ("bias", True),
                                      ("dilation", 1), ("padding_mode", "zeros")],
              _conv_args(_n, True), _conv_transpose_forward(_n))
-    FUNCTIONAL[f"conv{_n}d"] = (lambda k: lambda *a, **kw: conv(*a, n=k, **kw))(_n)
-    FUNCTIONAL[f"conv_transpose{_n}d"] = (lambda k: lambda *a, **kw: conv_transpose(*a, n=k, **kw))(_n)
+    FUNCTIONAL[f"conv{_n}d"] = partial(conv, n=_n)
+    FUNCTIONAL[f"conv_transpose{_n}d"] = partial(conv_transpose, n=_n)
 
 __all__ = ["conv", "conv_transpose"]

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from ..dims import Shape
 from ..verdicts import Result
-from .base import FUNCTIONAL, NOT_GIVEN, NotModelled, argument_error, dim_arg, known_int, layer_error, register
+from .base import (
+    FUNCTIONAL,
+    NOT_GIVEN,
+    NotModelled,
+    argument_error,
+    dim_arg,
+    known_int,
+    layer_error,
+    register,
+)
 from .basic import _new_tensor
 
 # torch's legacy tensor-type names, which its dtype check prints (bool prints a device-specific
@@ -30,8 +39,8 @@ def embedding(x: Shape, weight: Shape, dtype: str | None = "int64") -> Result:
 def _embedding_args(args: dict) -> dict:
     count, width = dim_arg(args["num_embeddings"]), dim_arg(args["embedding_dim"])
     padding_idx = args["padding_idx"]
-    if padding_idx is not None and known_int(padding_idx) is not None and known_int(count) is not None:
-        if padding_idx > 0 and padding_idx >= count or padding_idx < 0 and padding_idx < -count:
+    if known_int(padding_idx) is not None and known_int(count) is not None and (
+            padding_idx > 0 and padding_idx >= count or padding_idx < 0 and padding_idx < -count):
             raise argument_error("Padding_idx must be within num_embeddings", "AssertionError")
     _new_tensor((count, width))
     return dict(args, num_embeddings=count, embedding_dim=width)

@@ -107,7 +107,7 @@ def _class_targets(name: str, x: Shape, t: Shape, dtype: str | None, reduction) 
         _target_dtype_error(dtype, x, t)
     if len(x) > 2 and dtype == "uint8":
         # Byte passes the dtype check but not the spatial kernel's.
-        raise layer_error(f"expected scalar type Long but found Byte", "RuntimeError",
+        raise layer_error("expected scalar type Long but found Byte", "RuntimeError",
                           x, t, kind="dtype")
     return _reduced(expected, reduction)
 
@@ -205,4 +205,4 @@ def _loss_forward(name: str):
 for _cls, _name in LOSSES.items():
     register(_cls, _SIGNATURES[_cls], _loss_args, _loss_forward(_name))
 
-__all__ = ["LOSSES", "PAIRWISE", "CLASS_LOSSES", "BINARY", "SILENT", "loss"]
+__all__ = ["BINARY", "CLASS_LOSSES", "LOSSES", "PAIRWISE", "SILENT", "loss"]

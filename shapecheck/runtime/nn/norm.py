@@ -11,8 +11,19 @@ from __future__ import annotations
 
 from ..dims import Shape, eq, product
 from ..verdicts import Result, RuleWarning
-from .base import (NOT_GIVEN, NotModelled, argument_error, dim_arg, flag, is_dim, known_int, layer_error,
-                   register, size_repr, torch_size)
+from .base import (
+    NOT_GIVEN,
+    NotModelled,
+    argument_error,
+    dim_arg,
+    flag,
+    is_dim,
+    known_int,
+    layer_error,
+    register,
+    size_repr,
+    torch_size,
+)
 
 
 def _single_value(count, training, message: str, x: Shape) -> None:
@@ -193,4 +204,4 @@ register("GroupNorm", [("num_groups", NOT_GIVEN), ("num_channels", NOT_GIVEN), (
          lambda layer, x: group_norm(x, layer["num_groups"],
                                      layer["num_channels"] if flag(layer["affine"]) else None))
 
-__all__ = ["batch_norm", "layer_norm", "rms_norm", "group_norm"]
+__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]

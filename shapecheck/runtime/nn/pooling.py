@@ -8,10 +8,23 @@ a height of 1, so several of their messages are the 2-d ones.
 
 from __future__ import annotations
 
+from functools import partial
+
 from ..dims import UNKNOWN, Dim, Shape, add, floordiv, mul, sub
 from ..verdicts import Result
-from .base import (FUNCTIONAL, NOT_GIVEN, NotModelled, flag, is_dim, known_int, layer_error, less,
-                   ntuple, register, torch_size)
+from .base import (
+    FUNCTIONAL,
+    NOT_GIVEN,
+    NotModelled,
+    flag,
+    is_dim,
+    known_int,
+    layer_error,
+    less,
+    ntuple,
+    register,
+    torch_size,
+)
 
 
 def _output_size(size: Dim, k: Dim, p: Dim, s: Dim, d: Dim, ceil: bool) -> Dim:
@@ -179,6 +192,13 @@ def _pool_args(args: dict) -> dict:
     return args
 
 
+def _avg_functional(n: int):
+    """F.avg_pool{n}d(input, kernel_size, stride, padding, ceil_mode, ...): no dilation."""
+    def avg_pool(x: Shape, kernel_size, stride=None, padding=0, ceil_mode=False, *rest, **options):
+        return pool(x, kernel_size, stride, padding, 1, ceil_mode, n=n, op="avg")
+    return avg_pool
+
+
 for _n in (1, 2, 3):
     register(f"MaxPool{_n}d", [("kernel_size", NOT_GIVEN), ("stride", None), ("padding", 0),
                                ("dilation", 1), ("return_indices", False), ("ceil_mode", False)],
@@ -193,15 +213,9 @@ for _n in (1, 2, 3):
              _adaptive_forward(_n, "avg"))
     register(f"AdaptiveMaxPool{_n}d", [("output_size", NOT_GIVEN), ("return_indices", False)],
              lambda a: a, _adaptive_forward(_n, "max"))
-    FUNCTIONAL[f"max_pool{_n}d"] = (lambda k: lambda *a, **kw: pool(*a, n=k, op="max", **kw))(_n)
-    FUNCTIONAL[f"avg_pool{_n}d"] = (lambda k: lambda x, kernel_size, stride=None, padding=0,
-                                    ceil_mode=False, *rest, **kw: pool(
-                                        x, kernel_size, stride, padding, 1, ceil_mode, n=k, op="avg")
-                                    )(_n)
-    FUNCTIONAL[f"adaptive_avg_pool{_n}d"] = (
-        lambda k: lambda x, output_size: adaptive_pool(x, output_size, n=k, op="avg"))(_n)
-    FUNCTIONAL[f"adaptive_max_pool{_n}d"] = (
-        lambda k: lambda x, output_size, return_indices=False: adaptive_pool(
-            x, output_size, return_indices, n=k, op="max"))(_n)
+    FUNCTIONAL[f"max_pool{_n}d"] = partial(pool, n=_n, op="max")
+    FUNCTIONAL[f"avg_pool{_n}d"] = _avg_functional(_n)
+    FUNCTIONAL[f"adaptive_avg_pool{_n}d"] = partial(adaptive_pool, n=_n, op="avg")
+    FUNCTIONAL[f"adaptive_max_pool{_n}d"] = partial(adaptive_pool, n=_n, op="max")
 
-__all__ = ["pool", "adaptive_pool"]
+__all__ = ["adaptive_pool", "pool"]

@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from nn_conformance import (
+    agree,
+    check_layer,
+    hypothesis_settings,
+    real_verdict,
+    rule_verdict,
+    torch,
+    zeros,
+)
 
-from nn_conformance import agree, check_layer, hypothesis_settings, real_verdict, report, rule_verdict, torch, zeros
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import build, functional
 from shapecheck.runtime.verdicts import ShapeError
@@ -14,11 +22,6 @@ from shapecheck.runtime.verdicts import ShapeError
 SIZES = st.sampled_from([0, 1, 2, 2, 3, 3, 4])
 POSITIVE = st.integers(1, 4)
 
-
-@pytest.fixture(scope="module", autouse=True)
-def report_counts():
-    yield
-    report("nn basic/conv")
 
 
 def near(draw, value):

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from nn_conformance import check_layer, hypothesis_settings, report, torch
+from nn_conformance import check_layer, hypothesis_settings, torch
 
 DTYPES = {"int64": torch.int64, "int32": torch.int32, "float32": torch.float32,
           "float64": torch.float64, "uint8": torch.uint8, "bool": torch.bool, "int16": torch.int16}
 
-
-@pytest.fixture(scope="module", autouse=True)
-def report_counts():
-    yield
-    report("nn embedding")
 
 
 @given(st.data())

@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from nn_conformance import (
+    agree,
+    check_layer,
+    hypothesis_settings,
+    real_verdict,
+    rule_verdict,
+    torch,
+)
 
-from nn_conformance import agree, check_layer, hypothesis_settings, real_verdict, report, rule_verdict, torch
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import loss
 
@@ -15,11 +22,6 @@ DTYPES = {"int64": torch.int64, "int32": torch.int32, "float32": torch.float32, 
 SIZES = st.sampled_from([1, 2, 3, 3, 4])
 BROADCAST_WARNING = "Using a target size"
 
-
-@pytest.fixture(scope="module", autouse=True)
-def report_counts():
-    yield
-    report("nn loss")
 
 
 @st.composite

@@ -5,18 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from nn_conformance import check_layer, hypothesis_settings
 
-from nn_conformance import check_layer, hypothesis_settings, report
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import build
 
 SIZES = st.sampled_from([1, 1, 2, 3, 4, 0])
 
-
-@pytest.fixture(scope="module", autouse=True)
-def report_counts():
-    yield
-    report("nn norm")
 
 
 @st.composite

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from nn_conformance import check_layer, hypothesis_settings
 
-from nn_conformance import check_layer, hypothesis_settings, report
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import build
-
-
-@pytest.fixture(scope="module", autouse=True)
-def report_counts():
-    yield
-    report("nn pooling")
 
 
 @st.composite
