@@ -174,6 +174,8 @@ class Modules:
             return unknown  # a rule that cannot handle these arguments: unknown, not a finding
         if result is None or x.shape is None:
             return unknown
+        if len(result.outputs) != 1:
+            return UNKNOWN_VALUE  # (values, indices) and the like: errors checked, the tuple not modelled
         return AbstractArray(result.shape, dtype, "torch", origin)
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,

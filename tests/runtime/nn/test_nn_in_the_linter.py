@@ -53,3 +53,14 @@ def test_symbolic_sizes_flow_through_the_layer_rules():
     # The conv's output stays an expression of the symbolic sizes; the channels are certain.
     assert "(B, 8, (H - 3)//2 + 1, (W - 3)//2 + 1)" in findings[0].message
     assert "running_mean should contain 8 elements not 16" in findings[0].message
+
+
+def test_a_layer_returning_a_tuple_is_not_read_as_one_tensor():
+    source = ("import torch\nfrom torch import nn\n"
+              "pool = nn.MaxPool2d(2, return_indices=True)\n"
+              "out, idx = pool(torch.randn(2, 3, 8, 8))\n"
+              "y = torch.cat([out, torch.randn(2, 3, 4, 4)], dim=3)\n")
+    assert analyze_source(source, "model.py") == []
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    assert tuple(namespace["y"].shape) == (2, 3, 4, 8)
