@@ -39,6 +39,16 @@ def _runtime_arg(value: Value):
     return DIM_UNKNOWN
 
 
+def _state_shapes(value: Value, pair: bool):
+    """An RNN's h0 (or LSTM's (h0, c0)) as shapes; None when any shape is unknown."""
+    items = value.items if pair and isinstance(value, TupleValue) else (value,)
+    if len(items) != (2 if pair else 1) or not all(
+            isinstance(v, AbstractArray) and v.shape is not None for v in items):
+        return None
+    shapes = tuple(tuple(v.shape) for v in items)
+    return shapes if pair else shapes[0]
+
+
 def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
     return func.owner is cls
 
@@ -146,23 +156,31 @@ class Modules:
         dtype = "float32" if layer.kind == "Embedding" else x.dtype
         unknown = AbstractArray(None, dtype, "torch", origin,
                                 tail=x.tail if layer.kind in SHAPE_PRESERVING else ())
-        inputs = args[:2] if layer.kind == "Bilinear" else args[:1]
+        arrays = args[:2] if layer.kind == "Bilinear" else args[:1]
+        options = {}
+        if layer.kind in ("RNN", "GRU", "LSTM") and len(args) == 2:
+            options["hx"] = _state_shapes(args[1], pair=layer.kind == "LSTM")
+            if options["hx"] is None:
+                return UNKNOWN_VALUE
+        elif len(arrays) != len(args):
+            return unknown
         try:
             built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
                                 {k: _runtime_arg(v) for k, v in layer.kwargs})
         except Exception:
             built = None  # torch refuses the constructor (not a layer input), or it is not modelled
-        if built is None or kwargs or len(inputs) != len(args) or \
-                not all(isinstance(v, AbstractArray) for v in inputs):
+        if built is None or kwargs or not all(isinstance(v, AbstractArray) for v in arrays):
             return unknown
-        shapes = [v.shape for v in inputs]
+        shapes = [v.shape for v in arrays]
         if any(s is None for s in shapes):
             if layer.kind != "Linear" or not x.tail:
                 return unknown
             # Only the features are known ("*batch d"): check them, keep the shape unknown.
             shapes, unknown = [(DIM_UNKNOWN, x.tail[-1])], AbstractArray(None, dtype, "torch", origin)
-        options = {"dtype": x.dtype} if layer.kind == "Embedding" else (
-            {"training": None} if layer.kind.startswith(("BatchNorm", "InstanceNorm")) else {})
+        if layer.kind == "Embedding":
+            options["dtype"] = x.dtype
+        elif layer.kind.startswith(("BatchNorm", "InstanceNorm")):
+            options["training"] = None  # the module's mode is not tracked
         try:
             result = built.forward(*shapes, **options)
         except ShapeError as err:

@@ -64,3 +64,31 @@ def test_a_layer_returning_a_tuple_is_not_read_as_one_tensor():
     namespace: dict = {}
     exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
     assert tuple(namespace["y"].shape) == (2, 3, 4, 8)
+
+
+@pytest.mark.parametrize("state,codes", [
+    ("(torch.zeros(2, 4, 16), torch.zeros(2, 4, 16))", []),
+    ("(torch.zeros(4, 2, 16), torch.zeros(4, 2, 16))", ["SC113"]),  # a batch-first h0
+])
+def test_lstm_initial_state_is_checked(state, codes):
+    source = ("import torch\nfrom torch import nn\n"
+              "lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)\n"
+              "x = torch.randn(4, 5, 8)\n"
+              f"out, (h, c) = lstm(x, {state})\n")
+    findings = analyze_source(source, "model.py")
+    assert [f.code for f in findings] == codes
+    try:
+        exec(compile(source, "<snippet>", "exec"), {})  # the test's own constant snippet
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
+
+
+def test_lstm_fed_the_wrong_feature_size():
+    source = ("import torch\nfrom torch import nn\n"
+              "lstm = nn.LSTM(8, 16)\n"
+              "out, _ = lstm(torch.randn(5, 4, 10))\n")
+    assert [f.code for f in analyze_source(source, "model.py")] == ["SC113"]
+    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
+        exec(compile(source, "<snippet>", "exec"), {})  # the test's own constant snippet
