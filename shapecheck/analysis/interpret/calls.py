@@ -9,10 +9,10 @@ import libcst as cst
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
+from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.rules import shape_ops as rt_shape_ops
 from ...runtime.verdicts import ShapeError
 from ..imports import canonical
-from ..nn_layers import LAYER_KINDS, LOSS_LAYERS
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -222,8 +222,8 @@ class Calls:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics
         if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
             kind = name[3:]
-            if kind in LAYER_KINDS or kind in LOSS_LAYERS:
-                return self.build_layer(kind, args, kwargs)
+            if kind in NN_LAYERS or kind == "Sequential":
+                return self.layer_value(kind, args, kwargs)
             if kind == "ModuleList" and len(args) == 1 and not kwargs and \
                     isinstance(args[0], (Iterable, TupleValue)):
                 # Iterating the container yields its modules: `for block in self.blocks`.

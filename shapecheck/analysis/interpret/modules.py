@@ -5,10 +5,13 @@ from __future__ import annotations
 import libcst as cst
 
 from ...runtime.dialects import NUMPY, NUMPY1, TORCH
-from ...runtime.dims import dims_equal, eq, format_shape, is_one
-from ...runtime.rules.broadcast import broadcast_shapes, broadcastable
+from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
+from ...runtime.dims import format_shape
+from ...runtime.nn import LOSSES
+from ...runtime.nn import build as build_layer
+from ...runtime.nn import loss as nn_loss
+from ...runtime.nn.loss import CLASS_LOSSES
 from ...runtime.verdicts import ShapeError
-from ..nn_layers import LOSS_LAYERS, apply_layer
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -16,11 +19,34 @@ from ..values import (
     ConstValue,
     FunctionValue,
     InstanceValue,
+    IntValue,
     LayerValue,
+    TupleValue,
     Value,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, PAIRWISE_LOSSES, SHAPE_PRESERVING
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, SHAPE_PRESERVING
 from .operands import array_arg
+
+
+def _runtime_arg(value: Value):
+    """A constructor argument as the runtime's nn rules take it: int/Dim, constant, tuple, or UNKNOWN."""
+    if isinstance(value, IntValue):
+        return value.value
+    if isinstance(value, ConstValue):
+        return value.value
+    if isinstance(value, TupleValue):
+        return tuple(_runtime_arg(item) for item in value.items)
+    return DIM_UNKNOWN
+
+
+def _state_shapes(value: Value, pair: bool):
+    """An RNN's h0 (or LSTM's (h0, c0)) as shapes; None when any shape is unknown."""
+    items = value.items if pair and isinstance(value, TupleValue) else (value,)
+    if len(items) != (2 if pair else 1) or not all(
+            isinstance(v, AbstractArray) and v.shape is not None for v in items):
+        return None
+    shapes = tuple(tuple(v.shape) for v in items)
+    return shapes if pair else shapes[0]
 
 
 def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
@@ -37,65 +63,44 @@ class Modules:
 
     def check_loss(self, node, name: str, pred: Value, target: Value, pred_node, target_node,
                    kwargs: dict) -> Value:
+        """SC107 (and torch's broadcast error) from the runtime's loss rule."""
         origin = self.origin(node)
         reduction = kwargs.get("reduction")
         scalar = AbstractArray((), "float32", "torch", origin)
+        unknown = scalar if reduction is None else AbstractArray(None, "float32", "torch", origin)
         if not (isinstance(pred, AbstractArray) and isinstance(target, AbstractArray)) or \
                 pred.shape is None or target.shape is None:
-            return scalar if reduction is None else AbstractArray(None, "float32", "torch", origin)
-        a, b = pred.shape, target.shape
+            return unknown
+        a, b = tuple(pred.shape), tuple(target.shape)
         operands = [(pred, pred_node), (target, target_node)]
         where = f" ({self.describe(operands)})"
         dialect = self.dialect_for("torch")
-        if name in PAIRWISE_LOSSES:
-            if dims_equal(a, b) is False:
-                if name == "binary_cross_entropy_with_logits":
-                    text = f"Target size (torch.Size({list(b)})) must be the same as input size (torch.Size({list(a)}))"
-                elif name == "binary_cross_entropy":
-                    text = (f"Using a target size (torch.Size({list(b)})) that is different to the input size "
-                            f"(torch.Size({list(a)})) is deprecated. Please ensure they have the same size.")
-                else:
-                    text = (f"Using a target size (torch.Size({list(b)})) that is different to the input size "
-                            f"(torch.Size({list(a)})). This will likely lead to incorrect results due to "
-                            f"broadcasting. Please ensure they have the same size.")
-                if broadcastable(a, b) is False and name not in (
-                        "binary_cross_entropy_with_logits", "binary_cross_entropy"):
-                    self.run_rule(lambda: broadcast_shapes(a, b, dialect=dialect), node, operands,
-                                  f"F.{name}", dialect, None, op_name=name)
-                else:
-                    self.report("SC107", node,
-                                f"F.{name} input {format_shape(a)} and target {format_shape(b)} differ"
-                                f"{where}; torch: {text}")
-            if isinstance(reduction, ConstValue) and reduction.value == "none":
-                try:
-                    return AbstractArray(broadcast_shapes(a, b, dialect=dialect).shape, "float32",
-                                         "torch", origin)
-                except ShapeError:
-                    return AbstractArray(None, "float32", "torch", origin)
-            return scalar
-        # cross_entropy / nll_loss: class indices (N,) for input (N, C), or probabilities like input.
-        if len(a) >= 2 and len(b) == len(a) - 1:
-            expected = (a[0],) + tuple(a[2:])
-            if dims_equal(expected, b) is False:
-                if eq(a[0], b[0]) is False:
-                    text = f"Expected input batch_size ({a[0]}) to match target batch_size ({b[0]})."
-                else:
-                    text = f"expected target size {format_shape(expected, 'torch')}, got {format_shape(b, 'torch')}"
-                self.report("SC107", node, f"F.{name} input {format_shape(a)} needs class-index target "
-                            f"{format_shape(expected)}, got {format_shape(b)}{where}; torch: {text}")
-        elif len(a) >= 1 and len(b) == len(a):
-            if target.dtype is not None and target.dtype.startswith(("int", "uint")) and len(a) == 2 \
-                    and is_one(b[1]) is True:
-                self.report("SC107", node, f"F.{name} input {format_shape(a)} with class-index target "
-                            f"{format_shape(b)}: the target needs shape {format_shape(a[:1])}{where}; "
-                            f"torch: 0D or 1D target tensor expected, multi-target not supported")
-            elif dims_equal(a, b) is False and name == "cross_entropy" and not (
-                    target.dtype or "").startswith(("int", "uint")):
-                self.report("SC107", node, f"F.{name} input {format_shape(a)} and probability target "
-                            f"{format_shape(b)} differ{where}")
-        if isinstance(reduction, ConstValue) and reduction.value == "none" and len(a) >= 2:
-            return AbstractArray((a[0],) + tuple(a[2:]), "float32", "torch", origin)
-        return scalar
+        mode = "mean" if reduction is None else (
+            reduction.value if isinstance(reduction, ConstValue) else None)
+        try:
+            result = nn_loss(name, a, b, target_dtype=target.dtype, reduction=mode)
+        except ShapeError as err:
+            if err.kind == "broadcast":
+                self.report_error(err, node, operands, f"F.{name}", dialect, None)
+            elif err.kind == "loss" and name in CLASS_LOSSES and len(a) >= 2:
+                self.report("SC107", node, f"F.{name} input {format_shape(a)} needs class-index "
+                            f"target {format_shape(a[:1] + a[2:])}, got {format_shape(b)}{where}; "
+                            f"torch: {err.message}")
+            elif err.kind == "loss":
+                self.report("SC107", node, f"F.{name} input {format_shape(a)} and target "
+                            f"{format_shape(b)} differ{where}; torch: {err.message}")
+            # A "dtype" refusal rests on dtype inference, which is not certain enough to report.
+            return unknown
+        except Exception:
+            return unknown
+        if result is None:
+            return unknown
+        for warning in result.warnings:
+            if warning.kind in ("loss-broadcast", "silent-broadcast"):
+                said = "torch: " if warning.kind == "loss-broadcast" else ""
+                self.report("SC107", node, f"F.{name} input {format_shape(a)} and target "
+                            f"{format_shape(b)} differ{where}; {said}{warning.message}")
+        return AbstractArray(result.shape, "float32", "torch", origin)
 
     def check_solve(self, node, qualname: str, args: list, arg_nodes: list) -> None:
         """SC110: the same solve(a, b) means different things in NumPy 2, NumPy 1 and torch."""
@@ -127,18 +132,17 @@ class Modules:
                     f"library: b is read as a stack of vectors by some and of matrices by others "
                     f"({listed}); make b's role explicit with b[..., None] and [..., 0]")
 
-    def build_layer(self, kind: str, args: list, kwargs: dict) -> Value:
+    def layer_value(self, kind: str, args: list, kwargs: dict) -> Value:
+        """``nn.<kind>(...)`` as written; the runtime builds it when it is called."""
         if kind == "Sequential":
             return LayerValue(kind, layers=tuple(args))
         return LayerValue(kind, tuple(args), tuple(sorted(kwargs.items())))
 
     def call_layer(self, node, layer: LayerValue, args: list, kwargs: dict, arg_nodes: list) -> Value:
-        if layer.kind in LOSS_LAYERS:
-            name = LOSS_LAYERS[layer.kind]
-            layer_kwargs = dict(layer.kwargs)
+        if layer.kind in LOSSES:
             if len(args) >= 2:
-                return self.check_loss(node, name, args[0], args[1], arg_nodes[0], arg_nodes[1],
-                                       layer_kwargs)
+                return self.check_loss(node, LOSSES[layer.kind], args[0], args[1], arg_nodes[0],
+                                       arg_nodes[1], dict(layer.kwargs))
             return UNKNOWN_VALUE
         if layer.kind == "Sequential":
             value = args[0] if args else UNKNOWN_VALUE
@@ -149,14 +153,48 @@ class Modules:
             return UNKNOWN_VALUE
         x = args[0]
         origin = self.origin(node)
-        verdict = apply_layer(layer, x, self.dialect_for("torch"), self.lookup)
-        if isinstance(verdict, ShapeError):
-            self.report_error(verdict, node, [(x, arg_nodes[0] if arg_nodes else node)],
-                              f"nn.{layer.kind}", self.dialect_for("torch"), None)
+        dtype = "float32" if layer.kind == "Embedding" else x.dtype
+        unknown = AbstractArray(None, dtype, "torch", origin,
+                                tail=x.tail if layer.kind in SHAPE_PRESERVING else ())
+        arrays = args[:2] if layer.kind == "Bilinear" else args[:1]
+        options = {}
+        if layer.kind in ("RNN", "GRU", "LSTM") and len(args) == 2:
+            options["hx"] = _state_shapes(args[1], pair=layer.kind == "LSTM")
+            if options["hx"] is None:
+                return UNKNOWN_VALUE
+        elif len(arrays) != len(args):
+            return unknown
+        try:
+            built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
+                                {k: _runtime_arg(v) for k, v in layer.kwargs})
+        except Exception:
+            built = None  # torch refuses the constructor (not a layer input), or it is not modelled
+        if built is None or kwargs or not all(isinstance(v, AbstractArray) for v in arrays):
+            return unknown
+        shapes = [v.shape for v in arrays]
+        if any(s is None for s in shapes):
+            if layer.kind != "Linear" or not x.tail:
+                return unknown
+            # Only the features are known ("*batch d"): check them, keep the shape unknown.
+            shapes, unknown = [(DIM_UNKNOWN, x.tail[-1])], AbstractArray(None, dtype, "torch", origin)
+        if layer.kind == "Embedding":
+            options["dtype"] = x.dtype
+        elif layer.kind.startswith(("BatchNorm", "InstanceNorm")):
+            options["training"] = None  # the module's mode is not tracked
+        try:
+            result = built.forward(*shapes, **options)
+        except ShapeError as err:
+            if err.kind != "dtype":  # resting on dtype inference: not certain enough to report
+                self.report_error(err, node, [(x, arg_nodes[0] if arg_nodes else node)],
+                                  f"nn.{layer.kind}", self.dialect_for("torch"), None)
             return AbstractArray(None, x.dtype, "torch", origin)
-        shape, dtype = verdict
-        return AbstractArray(shape, dtype if dtype is not None else x.dtype, "torch", origin,
-                             tail=x.tail if shape is None and layer.kind in SHAPE_PRESERVING else ())
+        except Exception:
+            return unknown  # a rule that cannot handle these arguments: unknown, not a finding
+        if result is None or x.shape is None:
+            return unknown
+        if len(result.outputs) != 1:
+            return UNKNOWN_VALUE  # (values, indices) and the like: errors checked, the tuple not modelled
+        return AbstractArray(result.shape, dtype, "torch", origin)
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,
                     node: cst.CSTNode | None = None) -> Value:

@@ -1,0 +1,18 @@
+"""torch.nn layers and torch.nn.functional as shape rules over the Dim algebra.
+
+    layer = build("Conv2d", (3, 16, 3), {"stride": 2})   # torch's constructor checks
+    layer.forward((8, 3, 32, 32)).shape                   # (8, 16, 15, 15)
+    functional("conv2d", (8, 3, 32, 32), (16, 3, 3, 3), stride=2)
+
+build answers a Layer, raises a ShapeError with torch's construction error,
+or answers None for a class or arguments it does not model. forward and
+functional answer a Result, raise a ShapeError with torch's own text, or
+answer None ("unknown", never a false error). One module per family; each
+registers its classes and functional twins on import.
+"""
+
+from . import basic, conv, embedding, norm, pooling, rnn  # noqa: F401  (they register themselves)
+from .base import FUNCTIONAL, LAYERS, Layer, build, functional
+from .loss import LOSSES, loss
+
+__all__ = ["FUNCTIONAL", "LAYERS", "LOSSES", "Layer", "build", "functional", "loss"]

@@ -1,0 +1,207 @@
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d and RMSNorm.
+
+Every norm keeps its input's shape; what the rules decide is whether torch
+accepts the input: the rank, the channel count against num_features, the
+trailing dims against normalized_shape, and the "more than 1 value per
+channel" check that only applies in training. ``training=None`` means the
+mode is not known, so that check then answers unknown instead of guessing.
+"""
+
+from __future__ import annotations
+
+from ..dims import Shape, eq, product
+from ..verdicts import Result, RuleWarning
+from .base import (
+    NOT_GIVEN,
+    NotModelled,
+    argument_error,
+    dim_arg,
+    flag,
+    is_dim,
+    known_int,
+    layer_error,
+    register,
+    size_repr,
+    torch_size,
+)
+
+
+def _single_value(count, training, message: str, x: Shape) -> None:
+    """torch's _verify_batch_size / _verify_spatial_size: one value per channel cannot be normalized."""
+    if known_int(count) != 1:
+        return
+    if training is None:
+        raise NotModelled("a single value per channel, in a mode not known")
+    if training:
+        raise layer_error(message, "ValueError", x)
+
+
+# --------------------------------------------------------------------------- BatchNorm
+
+
+def batch_norm(x: Shape, num_features, *, training=True, stats: bool = True, affine: bool = True) -> Result:
+    """F.batch_norm with running stats and/or affine parameters of num_features elements."""
+    if any(known_int(d) == 0 for d in x):
+        raise NotModelled("an empty batch (torch skips its checks)")
+    _single_value(product((x[0],) + tuple(x[2:])), training,
+                  f"Expected more than 1 value per channel when training, got input size {size_repr(x)}",
+                  x)
+    for present, name in ((stats, "running_mean"), (affine, "weight")):
+        if present:
+            if eq(x[1], num_features) is False:
+                raise layer_error(f"{name} should contain {x[1]} elements not {num_features}",
+                                  "RuntimeError", x, dim=1)
+            break
+    return Result.of(x)
+
+
+def _batch_norm_forward(ranks: tuple[int, ...], text: str):
+    def forward(layer, x: Shape, training=True) -> Result:
+        if len(x) not in ranks:
+            raise layer_error(f"expected {text} input (got {len(x)}D input)", "ValueError", x)
+        # Without running stats torch normalizes by the batch in eval mode too.
+        uses_batch = True if not flag(layer["track_running_stats"]) else training
+        return batch_norm(x, layer["num_features"], training=uses_batch,
+                          stats=flag(layer["track_running_stats"]), affine=flag(layer["affine"]))
+    return forward
+
+
+_NORM_SIGNATURE = [("num_features", NOT_GIVEN), ("eps", 1e-5), ("momentum", 0.1), ("affine", True),
+                   ("track_running_stats", True)]
+
+
+def _features(args: dict) -> dict:
+    return dict(args, num_features=dim_arg(args["num_features"]))
+
+
+register("BatchNorm1d", _NORM_SIGNATURE, _features, _batch_norm_forward((2, 3), "2D or 3D"))
+register("BatchNorm2d", _NORM_SIGNATURE, _features, _batch_norm_forward((4,), "4D"))
+register("BatchNorm3d", _NORM_SIGNATURE, _features, _batch_norm_forward((5,), "5D"))
+
+
+# --------------------------------------------------------------------------- InstanceNorm
+
+
+def _instance_norm_forward(n: int):
+    ranks = (n + 1, n + 2)
+
+    def forward(layer, x: Shape, training=True) -> Result:
+        if len(x) not in ranks:
+            raise layer_error(f"expected {ranks[0]}D or {ranks[1]}D input (got {len(x)}D input)",
+                              "ValueError", x)
+        channel = len(x) - n - 1
+        features = layer["num_features"]
+        warnings = ()
+        if eq(x[channel], features) is False:
+            if flag(layer["affine"]):
+                raise layer_error(f"expected input's size at dim={channel} to match num_features "
+                                  f"({features}), but got: {x[channel]}.", "ValueError", x, dim=channel)
+            if flag(layer["track_running_stats"]):
+                raise NotModelled("running stats of another width without affine parameters")
+            warnings = (RuleWarning("num-features", f"input's size at dim={channel} does not match "
+                                    "num_features. You can silence this warning by not passing in "
+                                    "num_features, which is not used because affine=False"),)
+        batched = x if len(x) == n + 2 else (1,) + x
+        use_input_stats = True if not flag(layer["track_running_stats"]) else training
+        _single_value(product(batched[2:]), use_input_stats,
+                      f"Expected more than 1 spatial element when training, got input size "
+                      f"{size_repr(batched)}", x)
+        return Result.of(x, *warnings)
+    return forward
+
+
+_INSTANCE_SIGNATURE = [("num_features", NOT_GIVEN), ("eps", 1e-5), ("momentum", 0.1),
+                       ("affine", False), ("track_running_stats", False)]
+for _n in (1, 2, 3):
+    register(f"InstanceNorm{_n}d", _INSTANCE_SIGNATURE, _features, _instance_norm_forward(_n))
+
+
+# --------------------------------------------------------------------------- LayerNorm / RMSNorm
+
+
+def _normalized(args: dict) -> dict:
+    shape = args["normalized_shape"]
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if not shape or not all(is_dim(d) for d in shape):
+        raise NotModelled("an empty or unreadable normalized_shape")
+    return dict(args, normalized_shape=shape)
+
+
+def _trailing_mismatch(x: Shape, shape: Shape) -> bool:
+    return len(x) < len(shape) or any(eq(a, b) is False for a, b in zip(x[len(x) - len(shape):], shape))
+
+
+def layer_norm(x: Shape, normalized_shape: Shape) -> Result:
+    """F.layer_norm: the trailing dims of x must be normalized_shape."""
+    shape = tuple(normalized_shape)
+    if _trailing_mismatch(x, shape):
+        raise layer_error(f"Given normalized_shape={torch_size(shape)}, expected input with shape "
+                          f"[*, {', '.join(map(str, shape))}], but got input of size{torch_size(x)}",
+                          "RuntimeError", x)
+    return Result.of(x)
+
+
+def rms_norm(x: Shape, normalized_shape: Shape) -> Result:
+    """F.rms_norm: like layer_norm, with its own rank check and wording."""
+    shape = tuple(normalized_shape)
+    if len(x) < len(shape):
+        raise layer_error(f"Input tensor must have at least {len(shape)} dimensions, but got {len(x)}",
+                          "ValueError", x)
+    if _trailing_mismatch(x, shape):
+        raise layer_error(f"Given normalized_shape={torch_size(shape)}, expected input with shape "
+                          f"[*{', '.join(map(str, shape))}], but got input of size{torch_size(x)}",
+                          "RuntimeError", x)
+    return Result.of(x)
+
+
+register("LayerNorm", [("normalized_shape", NOT_GIVEN), ("eps", 1e-5), ("elementwise_affine", True),
+                       ("bias", True)], _normalized,
+         lambda layer, x: layer_norm(x, layer["normalized_shape"]))
+register("RMSNorm", [("normalized_shape", NOT_GIVEN), ("eps", None), ("elementwise_affine", True)],
+         _normalized, lambda layer, x: rms_norm(x, layer["normalized_shape"]))
+
+
+# --------------------------------------------------------------------------- GroupNorm
+
+
+def _group_args(args: dict) -> dict:
+    groups, channels = dim_arg(args["num_groups"]), dim_arg(args["num_channels"])
+    if known_int(groups) is not None and known_int(channels) is not None:
+        if groups == 0:
+            raise NotModelled("zero groups (a ZeroDivisionError inside torch)")
+        if channels % groups:
+            raise argument_error(f"num_channels ({channels}) must be divisible by num_groups ({groups})")
+    return dict(args, num_groups=groups, num_channels=channels)
+
+
+def group_norm(x: Shape, num_groups, num_channels=None) -> Result:
+    """F.group_norm(x, num_groups, weight of num_channels elements or none)."""
+    if len(x) < 2:
+        raise layer_error(f"Expected at least 2 dimensions for input tensor but received {len(x)}",
+                          "RuntimeError", x)
+    n, c = known_int(x[0]), known_int(x[1])
+    g = known_int(num_groups)
+    if None in (n, c, g) or not all(known_int(d) is not None for d in x[2:]):
+        if num_channels is not None and eq(x[1], num_channels) is False:
+            raise NotModelled("a channel mismatch whose message order depends on unknown sizes")
+        return Result.of(x)
+    verified = [n * c // g, g] + list(x[2:])
+    if product(verified[:1] + verified[2:]) == 1:
+        raise layer_error(f"Expected more than 1 value per channel when training, got input size "
+                          f"{verified}", "ValueError", x)
+    if c % g:
+        raise layer_error(f"Expected number of channels in input to be divisible by num_groups, but "
+                          f"got input of shape {torch_size(x)} and num_groups={g}", "RuntimeError", x)
+    if num_channels is not None and c != num_channels:
+        raise layer_error(f"Expected weight to be a vector of size equal to the number of channels in "
+                          f"input, but got weight of shape [{num_channels}] and input of shape "
+                          f"{torch_size(x)}", "RuntimeError", x, dim=1)
+    return Result.of(x)
+
+
+register("GroupNorm", [("num_groups", NOT_GIVEN), ("num_channels", NOT_GIVEN), ("eps", 1e-5),
+                       ("affine", True)], _group_args,
+         lambda layer, x: group_norm(x, layer["num_groups"],
+                                     layer["num_channels"] if flag(layer["affine"]) else None))
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]

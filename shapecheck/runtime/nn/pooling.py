@@ -1,0 +1,221 @@
+"""MaxPool/AvgPool 1-3d and AdaptiveAvg/MaxPool 1-3d, and F.max_pool*d / avg_pool*d / adaptive_*.
+
+The output size is ATen's pooling_output_shape: floor division (rounding
+toward minus infinity), and with ceil_mode a last window that must start
+inside the input or its left padding. 1-d pools run as the 2-d kernels over
+a height of 1, so several of their messages are the 2-d ones.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from ..dims import UNKNOWN, Dim, Shape, add, floordiv, mul, sub
+from ..verdicts import Result
+from .base import (
+    FUNCTIONAL,
+    NOT_GIVEN,
+    NotModelled,
+    flag,
+    is_dim,
+    known_int,
+    layer_error,
+    less,
+    ntuple,
+    register,
+    torch_size,
+)
+
+
+def _output_size(size: Dim, k: Dim, p: Dim, s: Dim, d: Dim, ceil: bool) -> Dim:
+    span = add(mul(d, sub(k, 1)), 1)
+    if not ceil:
+        return add(floordiv(sub(add(size, mul(2, p)), span), s), 1)
+    values = [known_int(v) for v in (size, k, p, s, d)]
+    if None in values:
+        return UNKNOWN
+    size, k, p, s, d = values
+    out = (size + 2 * p - d * (k - 1) - 1 + s - 1) // s + 1
+    if (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _positive(values: tuple, what: str) -> tuple:
+    if any(known_int(v) is not None and v <= 0 for v in values):
+        raise NotModelled(f"a non-positive {what}")
+    return values
+
+
+def pool(x: Shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+         return_indices=False, *, n: int, op: str) -> Result:
+    """F.max_pool{n}d / F.avg_pool{n}d (op "max" or "avg"; avg has no dilation)."""
+    x = tuple(x)
+    kernel = _positive(ntuple(kernel_size, n), "kernel size")
+    stride = kernel if stride is None or stride == () else _positive(ntuple(stride, n), "stride")
+    padding = ntuple(padding, n)
+    dilation = _positive(ntuple(dilation, n), "dilation")
+    if any(known_int(p) is not None and p < 0 for p in padding):
+        raise NotModelled("a negative padding")
+    name = f"{op}_pool{n}d"
+    ceil_mode, return_indices = flag(ceil_mode), flag(return_indices)
+    if len(x) not in (n + 1, n + 2):
+        if op == "max" and n > 1:
+            raise layer_error(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input",
+                              "RuntimeError", x)
+        if op == "max" and not return_indices:
+            raise layer_error(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                              f"batch size for input, but got:{torch_size(x)}", "RuntimeError", x)
+        if n == 1:
+            raise layer_error(f"Expected 2 to 3 dimensions, but got {len(x)}-dimensional tensor for "
+                              f"argument #1 'self' (while checking arguments for {name})",
+                              "RuntimeError", x)
+        if n == 2 and len(x) < 3:
+            span = max(len(x), 1)
+            raise layer_error(f"Dimension out of range (expected to be in range of [{-span}, "
+                              f"{span - 1}], but got -3)", "IndexError", x)
+        raise NotModelled(f"{name} of a {len(x)}-D input")
+    features = x[-n - 1:]  # channels and spatial: the dims that must not be empty
+    if any(known_int(v) == 0 for v in features):
+        raise NotModelled("pooling an empty channel or spatial dim")
+    for p, k, d in zip(padding, kernel, dilation):
+        if known_int(p) is None or known_int(k) is None or known_int(d) is None:
+            continue
+        if n == 1 and op == "max" and not return_indices:
+            # max_pool1d's own kernel halves the kernel size, not the dilated span.
+            if p > k // 2:
+                raise layer_error(f"max_pool1d() padding should be at most half of kernel size, but "
+                                  f"got padding={p} and kernel_size={k}", "RuntimeError", x)
+        elif p > (d * (k - 1) + 1) // 2:
+            if n == 1:
+                raise NotModelled("max_pool1d's padding check through the 2-d kernel")
+            raise layer_error(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                              f"kernel_size={k} and dilation={d}", "RuntimeError", x)
+    spatial_in = x[-n:]
+    if any(known_int(p) is None or known_int(k) is None or p > k // 2
+           for p, k in zip(padding, kernel)):
+        # the shape check's second padding test, on the undilated kernel
+        if n != 2 or None in map(known_int, padding + kernel):
+            raise NotModelled("the padding check's wording at this rank")
+        (kh, kw), (ph, pw) = kernel, padding
+        raise layer_error(f"pad should be smaller than or equal to half of kernel size, but got "
+                          f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}", "RuntimeError", x)
+    if n == 3 and op == "avg" and any(less(size, k) is not False for size, k in zip(spatial_in, kernel)):
+        raise NotModelled("avg_pool3d's own check of an input smaller than the kernel")
+    out = tuple(_output_size(size, k, p, s, d, bool(ceil_mode))
+                for size, k, p, s, d in zip(spatial_in, kernel, padding, stride, dilation))
+    if any(less(o, 1) is True for o in out):
+        if n == 3 and op == "avg":
+            raise NotModelled("avg_pool3d's own wording")
+        if n == 1 and op == "max" and not return_indices:
+            raise layer_error(f"max_pool1d() Invalid computed output size: {out[0]}", "RuntimeError", x)
+        shown_in = ((1,) if n == 1 else ()) + spatial_in
+        shown_out = ((1,) if n == 1 else ()) + out
+        raise layer_error(f"Given input size: ({'x'.join(map(str, (x[-n - 1],) + shown_in))}). "
+                          f"Calculated output size: ({'x'.join(map(str, (x[-n - 1],) + shown_out))}). "
+                          "Output size is too small", "RuntimeError", x)
+    shape = x[:-n] + out
+    return Result((shape, shape) if return_indices else (shape,))
+
+
+def adaptive_pool(x: Shape, output_size, return_indices=False, *, n: int, op: str) -> Result:
+    """F.adaptive_{avg,max}_pool{n}d: the trailing n dims become output_size (None keeps one)."""
+    x = tuple(x)
+    return_indices = flag(return_indices)
+    name = f"adaptive_{op}_pool{n}d"
+    if n == 1 and len(x) not in (2, 3):
+        raise layer_error(f"Expected 2 to 3 dimensions, but got {len(x)}-dimensional tensor for "
+                          f"argument #1 'self' (while checking arguments for {name})", "RuntimeError", x)
+    if n > 1 and isinstance(output_size, (tuple, list)) and len(x) <= len(output_size):
+        # F.adaptive_*_pool2d/3d fill None from the input's sizes first (_list_with_default).
+        raise layer_error(f"Input dimension should be at least {len(output_size) + 1}", "ValueError", x)
+    requested = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * n
+    if len(x) >= len(requested):
+        requested = tuple(d if s is None else s for s, d in zip(requested, x[len(x) - len(requested):]))
+    if op == "avg" and all(known_int(s) == 1 for s in requested) and len(x) >= n:
+        if n != 2:
+            raise NotModelled("adaptive average to ones at another rank")
+        return Result.of(x[:-2] + (1, 1))  # torch takes a mean over the last two dims, any rank
+    if len(x) not in (n + 1, n + 2):
+        colon = ":" if op == "max" else ""
+        raise layer_error(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got{colon} "
+                          f"{torch_size(x)}", "RuntimeError", x)
+    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * n
+    if len(sizes) != n or not all(s is None or is_dim(s) for s in sizes):
+        raise NotModelled("an output_size of another length")
+    for axis in range(1, len(x)):  # ATen skips dim 0 even when it holds the channels
+        if known_int(x[axis]) == 0:
+            if n == 1 or op == "avg":
+                # 1-d runs as 2-d; avg to a 1x1 output takes a mean that accepts empty dims.
+                raise NotModelled("an empty input to this adaptive pool")
+            raise layer_error(f"{name}(): Expected input to have non-zero size for non-batch "
+                              f"dimensions, but input has sizes {torch_size(x)} with dimension "
+                              f"{axis} being empty", "RuntimeError", x, dim=axis)
+    out = tuple(size if s is None else s for size, s in zip(x[-n:], sizes))
+    if any(known_int(o) is not None and o < 0 for o in out):
+        raise NotModelled("a negative output size")
+    shape = x[:-n] + out
+    return Result((shape, shape) if return_indices and op == "max" else (shape,))
+
+
+# --------------------------------------------------------------------------- the nn classes
+
+
+def _max_forward(n: int):
+    def forward(layer, x: Shape) -> Result:
+        return pool(x, layer["kernel_size"], layer["stride"], layer["padding"], layer["dilation"],
+                    layer["ceil_mode"], layer["return_indices"], n=n, op="max")
+    return forward
+
+
+def _avg_forward(n: int):
+    def forward(layer, x: Shape) -> Result:
+        if layer["divisor_override"] is not None and n == 1:
+            raise NotModelled("AvgPool1d has no divisor_override")
+        return pool(x, layer["kernel_size"], layer["stride"], layer["padding"], 1,
+                    layer["ceil_mode"], n=n, op="avg")
+    return forward
+
+
+def _adaptive_forward(n: int, op: str):
+    def forward(layer, x: Shape) -> Result:
+        return adaptive_pool(x, layer["output_size"], layer["return_indices"] if op == "max" else False,
+                             n=n, op=op)
+    return forward
+
+
+def _pool_args(args: dict) -> dict:
+    for key in ("kernel_size", "stride", "padding", "dilation"):
+        value = args.get(key)
+        if value is not None and not (is_dim(value) or isinstance(value, (tuple, list))):
+            raise NotModelled(f"{key}={value!r}")
+    return args
+
+
+def _avg_functional(n: int):
+    """F.avg_pool{n}d(input, kernel_size, stride, padding, ceil_mode, ...): no dilation."""
+    def avg_pool(x: Shape, kernel_size, stride=None, padding=0, ceil_mode=False, *rest, **options):
+        return pool(x, kernel_size, stride, padding, 1, ceil_mode, n=n, op="avg")
+    return avg_pool
+
+
+for _n in (1, 2, 3):
+    register(f"MaxPool{_n}d", [("kernel_size", NOT_GIVEN), ("stride", None), ("padding", 0),
+                               ("dilation", 1), ("return_indices", False), ("ceil_mode", False)],
+             _pool_args, _max_forward(_n))
+    _avg_signature = [("kernel_size", NOT_GIVEN), ("stride", None), ("padding", 0),
+                      ("ceil_mode", False), ("count_include_pad", True)]
+    if _n > 1:
+        _avg_signature.append(("divisor_override", None))
+    register(f"AvgPool{_n}d", _avg_signature,
+             lambda a: dict(_pool_args(a), divisor_override=a.get("divisor_override")), _avg_forward(_n))
+    register(f"AdaptiveAvgPool{_n}d", [("output_size", NOT_GIVEN)], lambda a: a,
+             _adaptive_forward(_n, "avg"))
+    register(f"AdaptiveMaxPool{_n}d", [("output_size", NOT_GIVEN), ("return_indices", False)],
+             lambda a: a, _adaptive_forward(_n, "max"))
+    FUNCTIONAL[f"max_pool{_n}d"] = partial(pool, n=_n, op="max")
+    FUNCTIONAL[f"avg_pool{_n}d"] = _avg_functional(_n)
+    FUNCTIONAL[f"adaptive_avg_pool{_n}d"] = partial(adaptive_pool, n=_n, op="avg")
+    FUNCTIONAL[f"adaptive_max_pool{_n}d"] = partial(adaptive_pool, n=_n, op="max")
+
+__all__ = ["adaptive_pool", "pool"]

@@ -1,0 +1,122 @@
+"""RNN, LSTM and GRU: batch_first, bidirectional, num_layers, proj_size, h0/c0, unbatched input.
+
+forward answers the flat outputs: (output, h_n) for RNN and GRU, (output,
+h_n, c_n) for LSTM, whose real return nests them as (output, (h_n, c_n)).
+"""
+
+from __future__ import annotations
+
+from ..dims import Dim, Shape, dims_equal, mul
+from ..verdicts import Result
+from .base import (
+    NOT_GIVEN,
+    NotModelled,
+    argument_error,
+    flag,
+    is_dim,
+    known_int,
+    layer_error,
+    register,
+)
+
+
+def _rnn_args(mode: str):
+    def construct(args: dict) -> dict:
+        if mode == "RNN" and args["nonlinearity"] not in ("tanh", "relu"):
+            if not isinstance(args["nonlinearity"], str):
+                raise NotModelled("a nonlinearity not known")
+            raise argument_error(f"Unknown nonlinearity '{args['nonlinearity']}'. Select from 'tanh' or "
+                                 "'relu'.")
+        dropout = args["dropout"]
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
+            if not isinstance(dropout, (int, float)):
+                raise NotModelled("a dropout not known")
+            raise argument_error("dropout should be a number in range [0, 1] representing the "
+                                 "probability of an element being zeroed")
+        for name in ("bias", "batch_first"):
+            if not isinstance(args[name], bool):
+                raise NotModelled(f"{name} not known to be a bool")
+        for name in ("input_size", "hidden_size", "num_layers", "proj_size"):
+            if not is_dim(args.get(name, 0)):
+                raise NotModelled(f"{name}={args[name]!r}")
+        for name in ("input_size", "hidden_size", "num_layers"):
+            value = known_int(args[name])
+            if value is not None and value <= 0:
+                raise argument_error(f"{name} must be greater than zero")
+        proj = known_int(args.get("proj_size", 0))
+        if proj is not None and proj < 0:
+            raise argument_error("proj_size should be a positive integer or zero to disable projections")
+        hidden = known_int(args["hidden_size"])
+        if proj is not None and hidden is not None and proj >= hidden:
+            raise argument_error("proj_size has to be smaller than hidden_size")
+        flag(args["bidirectional"])
+        return dict(args, proj_size=args.get("proj_size", 0))
+    return construct
+
+
+def _check_state(state: Shape, expected: tuple, label: str) -> None:
+    if dims_equal(state, expected) is False:
+        shown = "(" + ", ".join(map(str, expected)) + ("," if len(expected) == 1 else "") + ")"
+        raise layer_error(f"Expected {label} size {shown}, got [{', '.join(map(str, state))}]",
+                          "RuntimeError", state, kind="layer")
+
+
+def _rnn_forward(mode: str):
+    name = {"RNN": "RNN", "GRU": "GRU", "LSTM": "LSTM"}[mode]
+
+    def forward(layer, x: Shape, hx=None) -> Result:
+        if len(x) not in (2, 3):
+            tail = " tensor" if mode == "RNN" else ""
+            raise layer_error(f"{name}: Expected input to be 2D or 3D, got {len(x)}D{tail} instead",
+                              "ValueError", x)
+        batched = len(x) == 3
+        batch_first = layer["batch_first"]
+        batch_dim = 0 if batch_first else 1
+        xb = x if batched else x[:batch_dim] + (1,) + x[batch_dim:]
+        states = ()
+        if hx is not None:
+            states = tuple(hx) if mode == "LSTM" else (hx,)
+            if mode == "LSTM" and (len(states) != 2 or not all(isinstance(s, tuple) for s in states)):
+                raise NotModelled("an LSTM state that is not a pair of shapes")
+            want = 3 if batched else 2
+            if any(len(s) != want for s in states):
+                kind = "batched 3-D" if batched else "unbatched 2-D"
+                if mode == "LSTM":
+                    got = ", ".join(f"{len(s)}-D" for s in states)
+                    text = f"For {kind} input, hx and cx should also be {want}-D but got ({got}) tensors"
+                else:
+                    text = f"For {kind} input, hx should also be {want}-D but got {len(states[0])}-D tensor"
+                raise layer_error(text, "RuntimeError", x)
+            if not batched:
+                states = tuple(s[:1] + (1,) + s[1:] for s in states)
+        if known_int(layer["input_size"]) is not None and known_int(xb[-1]) is not None and \
+                xb[-1] != layer["input_size"]:
+            raise layer_error(f"input.size(-1) must be equal to input_size. Expected "
+                              f"{layer['input_size']}, got {xb[-1]}", "RuntimeError", x, dim=-1)
+        directions = 2 if flag(layer["bidirectional"]) else 1
+        hidden, proj = layer["hidden_size"], layer["proj_size"]
+        out: Dim = proj if known_int(proj) != 0 else hidden
+        if known_int(proj) is None:
+            raise NotModelled("a proj_size not known")
+        batch = xb[0] if batch_first else xb[1]
+        layers = mul(layer["num_layers"], directions)
+        h_shape, c_shape = (layers, batch, out), (layers, batch, hidden)
+        if states:
+            _check_state(states[0], h_shape, "hidden[0]" if mode == "LSTM" else "hidden")
+            if mode == "LSTM":
+                _check_state(states[1], c_shape, "hidden[1]")
+        output = xb[:2] + (mul(directions, out),)
+        shapes = [output, h_shape] + ([c_shape] if mode == "LSTM" else [])
+        if not batched:
+            shapes = [output[:batch_dim] + output[batch_dim + 1:]] + [s[:1] + s[2:] for s in shapes[1:]]
+        return Result(tuple(shapes))
+    return forward
+
+
+_SIGNATURE = [("input_size", NOT_GIVEN), ("hidden_size", NOT_GIVEN), ("num_layers", 1)]
+_REST = [("bias", True), ("batch_first", False), ("dropout", 0.0), ("bidirectional", False)]
+register("RNN", _SIGNATURE + [("nonlinearity", "tanh")] + _REST, _rnn_args("RNN"), _rnn_forward("RNN"))
+register("GRU", _SIGNATURE + _REST, _rnn_args("GRU"), _rnn_forward("GRU"))
+register("LSTM", _SIGNATURE + _REST + [("proj_size", 0)], _rnn_args("LSTM"), _rnn_forward("LSTM"))
+
+__all__: list[str] = []

@@ -1,0 +1,57 @@
+"""MaxPool/AvgPool 1-3d and the adaptive pools vs real torch."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from nn_conformance import check_layer, hypothesis_settings
+
+from shapecheck.runtime.dims import sym
+from shapecheck.runtime.nn import build
+
+
+@st.composite
+def input_shape(draw, n):
+    rank = n + draw(st.sampled_from([1, 2, 2, 2, 0, 3]))
+    shape = draw(st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 0]), min_size=rank, max_size=rank))
+    return tuple(shape)
+
+
+@given(st.data())
+@hypothesis_settings(400)
+def test_max_and_avg_pool(data):
+    d = data.draw
+    n = d(st.integers(1, 3))
+    op = d(st.sampled_from(["Max", "Avg"]))
+
+    def spatial(values):
+        return d(values) if d(st.booleans()) else tuple(d(st.lists(values, min_size=n, max_size=n)))
+
+    kwargs = {"padding": spatial(st.integers(0, 2)), "ceil_mode": d(st.booleans())}
+    if d(st.booleans()):
+        kwargs["stride"] = spatial(st.integers(1, 3))
+    if op == "Max":
+        kwargs["dilation"] = spatial(st.integers(1, 2))
+        kwargs["return_indices"] = d(st.booleans())
+    check_layer(f"{op}Pool{n}d", f"{op}Pool{n}d", (spatial(st.integers(1, 3)),), kwargs,
+                d(input_shape(n)))
+
+
+@given(st.data())
+@hypothesis_settings(250)
+def test_adaptive_pools(data):
+    d = data.draw
+    n = d(st.integers(1, 3))
+    op = d(st.sampled_from(["Max", "Avg"]))
+    sizes = st.sampled_from([1, 2, 3, 5, None]) if n > 1 else st.sampled_from([1, 2, 3, 5])
+    output = d(sizes.filter(lambda s: s is not None)) if d(st.booleans()) else \
+        tuple(d(st.lists(sizes, min_size=n, max_size=n)))
+    kwargs = {"return_indices": d(st.booleans())} if op == "Max" else {}
+    check_layer(f"Adaptive{op}Pool{n}d", f"Adaptive{op}Pool{n}d", (output,), kwargs, d(input_shape(n)))
+
+
+def test_pool_output_is_an_expression_of_a_symbolic_size():
+    out = build("MaxPool2d", (2,), {}).forward((sym("N"), 8, sym("H"), 6)).shape
+    assert str(out[2]) == "(H - 2)//2 + 1" and out[3] == 3
+    assert build("AdaptiveAvgPool2d", ((1, 1),), {}).forward((sym("N"), sym("C"), sym("H"), 7)).shape \
+        == (sym("N"), sym("C"), 1, 1)
