@@ -31,6 +31,7 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .effects import NOT_DATA_WRITES
 from .env import ArrayMethod, GeneratorMethod, Iterable
 from .names import (
     AUG_LABEL,
@@ -123,6 +124,7 @@ class Calls:
 
     def call(self, node: cst.Call, func: Value, args: list, kwargs: dict, arg_nodes: list) -> Value:
         value = self.dispatch_call(node, func, args, kwargs, arg_nodes)
+        value = self.track_call(node, func, args, kwargs, value)
         if isinstance(func, (FunctionValue, BoundMethod, InstanceValue, LayerValue)):
             # A user function's result is described by the call that produced it.
             if isinstance(value, AbstractArray):
@@ -468,6 +470,9 @@ class Calls:
     def inplace_op(self, node, target: AbstractArray, target_node, op: str, others: list,
                    name: str, kwargs: dict | None = None) -> None:
         """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
+        if name not in NOT_DATA_WRITES:
+            self.write(target, node, target_node,
+                       "augmented assignment" if name.startswith("__") else f".{name}()")
         if target.shape is None:
             return
         dialect = self.dialect_for(target.library)

@@ -97,6 +97,7 @@ class Context:
         self.trailing_shapes, self.standalone_shapes = (
             shape_comments(source) if "shape:" in source else ({}, {}))
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
+        self.storage_names: dict[int, str] = {}  # storage id -> the first name bound to it
 
     def run(self) -> list[Finding]:
         self.exec_block(self.module.body)

@@ -8,6 +8,7 @@ from typing import Any
 from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
+    Alias,
     AbstractArray,
     ClassValue,
     ConstValue,
@@ -82,8 +83,11 @@ def is_informative(value: Value) -> bool:
 
 def specialization_key(value: Value) -> Any:
     if isinstance(value, AbstractArray):
+        # The view kind changes what a callee's writes do; storage ids stay out of the key, so
+        # specializations are shared between arrays of one shape.
+        alias = value.alias
         return ("array", value.shape, value.dtype, value.library, value.tail, value.explicit_axis,
-                value.reduced)
+                value.reduced, alias and (alias.view, alias.repeats))
     try:
         hash(value)
         return value
@@ -112,7 +116,12 @@ def same_env(a: dict, b: dict) -> bool:
 
 def widen(value: Value) -> Value:
     if isinstance(value, AbstractArray):
-        return AbstractArray(None, value.dtype, value.library, value.origin)
+        # Widening forgets sizes, not which memory the array is: loop-carried storage survives.
+        alias = value.alias
+        if alias is not None:
+            alias = Alias(alias.storage, alias.view, None, alias.repeats, alias.contiguous,
+                          alias.snapshot, alias.version)
+        return AbstractArray(None, value.dtype, value.library, value.origin, alias=alias)
     if isinstance(value, IntValue):
         return IntValue(UNKNOWN)
     if isinstance(value, (InstanceValue, FunctionValue, ClassValue, ModuleRef, LayerValue)):

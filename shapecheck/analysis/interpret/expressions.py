@@ -332,8 +332,13 @@ class Expressions:
             return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
         if name == "dtype":
             return DtypeValue(array.dtype)
-        if name in ("T", "mT", "H", "mH"):
+        if name in ("T", "mT"):
+            return self.as_view(self.method_op(node, array, name, [], {}), array, "view")
+        if name in ("H", "mH"):
             return self.method_op(node, array, name, [], {})
+        if name in ("real", "data") and (name == "data") == (array.library == "torch"):
+            value = array.derived(array.shape, array.origin, tail=array.tail)
+            return self.as_view(value, array, "view")
         if name in ("real", "imag", "data", "grad"):
             return array.derived(array.shape, array.origin, tail=array.tail)
         if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
@@ -345,7 +350,8 @@ class Expressions:
         if isinstance(base, AbstractArray):
             items = self.index_items(node)
             if items is None or base.shape is None:
-                return base.derived(None, self.origin(node), dtype=base.dtype)
+                unknown = base.derived(None, self.origin(node), dtype=base.dtype)
+                return self.track_index(node, base, items, unknown)
             dialect = self.dialect_for(base.library)
             rule_items = rule_index_items(items)
             if rule_items is None:
@@ -355,7 +361,8 @@ class Expressions:
                                    node, [(base, node.value)], "index",
                                    dialect, None, op_name="__getitem__")
             explicit = _has_new_axis(items)
-            return self.array_result(result, base, node, dtype=base.dtype, explicit_axis=explicit)
+            value = self.array_result(result, base, node, dtype=base.dtype, explicit_axis=explicit)
+            return self.track_index(node, base, items, value)
         if isinstance(base, TupleValue):
             return self.tuple_index(node, base)
         self.index_items(node)

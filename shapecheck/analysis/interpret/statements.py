@@ -286,6 +286,7 @@ class Statements:
             if isinstance(value, AbstractArray) and value.origin is None:
                 value = replace(value, origin=Origin(0, target.value, source))
             self.frame.scope.vars[target.value] = value
+            self.bind_name(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             items = self.unpack(value, len(elements))
@@ -340,6 +341,8 @@ class Statements:
             self.forget_list(target.value)
             return
         items = self.index_items(target)
+        # The write lands in base's memory, through a view when the index is basic.
+        self.write(self.written_region(base, items), source, target.value, "assignment")
         if items is None or base.shape is None:
             return
         val_arg = self.to_arg(value)

@@ -328,3 +328,21 @@ ALIAS_RULES = {spec.code: spec for spec in (
     LAYOUT_DEPENDENT_ALIAS, AUTOGRAD_INPLACE)}
 
 RULES = tuple(ALIAS_RULES.values())
+
+
+# --------------------------------------------------------------------------
+# messages: the walk fires events, the rules word them
+
+
+def write_to_broadcast_view_message(op: str, view: str, name: str, library: str,
+                                    shape: str) -> str:
+    """SC302: ``op`` writes a read-only view, or a broadcast view whose elements repeat."""
+    if view == "readonly":
+        return (f"{op} into a read-only view of {name!r} (diagonal or broadcast_to): numpy "
+                "raises \"assignment destination is read-only\"; copy it first")
+    effect = ("torch raises \"unsupported operation: more than one element of the written-to "
+              "tensor refers to a single memory location\" (or, through an index, writes a "
+              "whole row)" if library == "torch" else
+              "numpy writes every element that shares the memory (and warns)")
+    return (f"{op} into a broadcast view of {name!r} with shape {shape} in which elements "
+            f"repeat: {effect}; materialize it with .clone()/.copy() first")

@@ -1,0 +1,263 @@
+"""Alias facts and the events that aliasing rules fire from.
+
+The shape walk computes every array value; this part adds to each the
+storage it shares and how it reaches it (``values.Alias``), from the
+runtime op table's view kinds: creation and copying ops make a fresh
+storage, view ops keep the operand's, and a view of a view composes (a view
+of a read-only view stays read-only). Writes (augmented assignment, ``*_``
+methods, setitem, ``out=``, ``np.copyto``, numpy's in-place methods) are
+events: ``write`` checks the written view and reports. Because this runs in
+the one walk, a write in a helper function reaches the rules with the
+caller's arrays (the callee is specialized with them), and a finding there
+is reported at the call like any other finding of a specialization.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from ...runtime import ops as rt_ops
+from ...runtime.dims import eq, format_shape
+from ...runtime.layout import Layout
+from ..rules.aliasing import write_to_broadcast_view_message
+from ..values import Alias, AbstractArray, ConstValue, ModuleRef, Storage, TupleValue, Value
+from ...runtime.rules import indexing as rt_indexing
+from .operands import FAIL, array_arg, rule_index_items, to_arg
+
+# torch methods ending in "_" that change flags, not data.
+NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+# numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
+NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
+                                   "setfield"})
+_COPIES = frozenset({"copy", "clone"})
+_SAME_STORAGE_CALLS = frozenset({"numpy.asarray", "numpy.asanyarray", "torch.as_tensor"})
+
+
+def _concrete(shape: tuple | None) -> bool:
+    return shape is not None and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
+
+
+def _certainly_repeats(source: tuple | None, result: tuple | None) -> bool:
+    """A broadcast from ``source`` to ``result`` reaches one element at several indices: a
+    size-1 (or new) axis became a size known to exceed 1."""
+    if source is None or result is None or len(result) < len(source):
+        return False
+    lead = len(result) - len(source)
+    for i, d in enumerate(result):
+        grown = isinstance(d, int) and d > 1
+        if grown and (i < lead or eq(source[i - lead], 1) is True):
+            return True
+    return False
+
+
+def compose(base: Alias | None, kind: str, repeats: bool = False) -> Alias | None:
+    """A view of ``kind`` taken of an array whose alias facts are ``base``; "same" is the
+    operand's own kind."""
+    if base is None:
+        return None if kind == "same" else Alias(None, kind, repeats=repeats)
+    if base.view == "readonly" and kind in ("view", "same"):
+        kind = "readonly"
+    elif base.view == "maybe" and kind != "none":
+        kind = "maybe"
+    elif base.view == "repeated" and kind == "view":
+        kind = "repeated"
+    elif kind == "same":
+        kind = base.view
+    return Alias(base.storage, kind, repeats=base.repeats or repeats)
+
+
+class Effects:
+    """Alias facts for every array the walk makes, and the write events."""
+
+    # ------------------------------------------------------------------ values
+
+    def fresh(self, value: Value, node: cst.CSTNode, what: str, *,
+              leaf_grad: bool = False) -> Value:
+        """``value`` (an array, or a tuple of them) is new memory made at ``node``."""
+        if isinstance(value, TupleValue):
+            return TupleValue(tuple(self.fresh(item, node, what) for item in value.items),
+                              value.is_list)
+        if not isinstance(value, AbstractArray):
+            return value
+        storage = Storage(id(node), what, leaf_grad=leaf_grad)
+        shape = value.shape
+        layout = Layout.contiguous(shape) if _concrete(shape) else None
+        return replace(value, alias=Alias(storage, "base", layout, contiguous=True))
+
+    def as_view(self, value: Value, base: AbstractArray, kind: str) -> Value:
+        """``value`` views ``base``'s memory (kind as the op table names it)."""
+        if isinstance(value, TupleValue):
+            return TupleValue(tuple(self.as_view(item, base, kind) for item in value.items),
+                              value.is_list)
+        if not isinstance(value, AbstractArray):
+            return value
+        repeats = kind == "repeated" and _certainly_repeats(base.shape, value.shape) or \
+            kind == "readonly" and _certainly_repeats(base.shape, value.shape)
+        return replace(value, alias=compose(base.alias, kind, repeats))
+
+    def storage_name(self, alias: Alias | None, fallback: str = "?") -> str:
+        """The name a storage was first bound to (or what made it)."""
+        if alias is None or alias.storage is None:
+            return fallback
+        return self.storage_names.get(alias.storage.id, alias.storage.name)
+
+    def bind_name(self, name: str, value: Value) -> None:
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is not None and alias.storage is not None and alias.view == "base":
+            self.storage_names.setdefault(alias.storage.id, name)
+
+    # ------------------------------------------------------------------ results of calls
+
+    def track_call(self, node: cst.Call, func: Value, args: list, kwargs: dict,
+                   value: Value) -> Value:
+        """The alias facts of a library call's or an array method's result, and its writes."""
+        from .env import ArrayMethod
+
+        if isinstance(func, ArrayMethod):
+            return self.track_method(node, func.array, func.name, args, kwargs, value)
+        if isinstance(func, ModuleRef) and func.library in ("numpy", "torch"):
+            return self.track_library(node, func.qualname, args, kwargs, value)
+        return value
+
+    def track_method(self, node: cst.Call, array: AbstractArray, name: str, args: list,
+                     kwargs: dict, value: Value) -> Value:
+        receiver = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+        if name in NUMPY_INPLACE_METHODS and array.library == "numpy":
+            self.write(array, node, receiver, f".{name}()")
+            return value
+        if name.endswith("_") and not name.startswith("_"):  # written by inplace_op
+            return array if isinstance(value, AbstractArray) else value
+        if name in _COPIES or name == "astype" and kwargs.get("copy") != ConstValue(False):
+            return self.fresh(value, node, "copy")
+        if name == "astype":
+            return self.as_view(value, array, "maybe")
+        if name in ("detach", "data"):
+            return self.as_view(value, array, "view")
+        dialect = self.dialect_for(array.library)
+        spec = self.lookup(name, dialect)
+        if spec is None:
+            return value
+        return self.by_view_kind(node, spec, array, args, kwargs, value, name)
+
+    def track_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
+                      value: Value) -> Value:
+        first = args[0] if args else None
+        if qualname == "numpy.copyto" and isinstance(first, AbstractArray):
+            self.write(first, node, node.args[0].value, "np.copyto")
+            return value
+        out = kwargs.get("out")
+        if isinstance(out, AbstractArray):
+            out_node = next(a.value for a in node.args if a.keyword is not None
+                            and a.keyword.value == "out")
+            self.write(out, node, out_node, "out= write")
+        if not isinstance(first, AbstractArray):
+            grad = kwargs.get("requires_grad") == ConstValue(True) and qualname.startswith("torch.")
+            return self.fresh(value, node, qualname.rsplit(".", 1)[-1], leaf_grad=grad)
+        if qualname in _SAME_STORAGE_CALLS:
+            kind = "maybe" if "dtype" in kwargs or len(args) > 1 else "same"
+            return self.as_view(value, first, kind)
+        if qualname == "torch.from_numpy":
+            return self.as_view(value, first, "view")
+        if qualname == "numpy.array" and kwargs.get("copy") == ConstValue(False):
+            return self.as_view(value, first, "same")
+        library, _, name = qualname.partition(".")
+        op_name = ("np." if library == "numpy" else "torch.") + name
+        spec = self.lookup(op_name, self.dialect_for(first.library))
+        if spec is None or spec.inplace:
+            return self.fresh(value, node, name.rsplit(".", 1)[-1])
+        return self.by_view_kind(node, spec, first, args[1:], kwargs, value, op_name,
+                                 pieces=args if spec.multi_output and qualname.endswith(
+                                     ("broadcast_arrays", "broadcast_tensors")) else None)
+
+    def by_view_kind(self, node: cst.CSTNode, spec: rt_ops.OpSpec, base: AbstractArray,
+                     rest: list, kwargs: dict, value: Value, name: str,
+                     pieces: list | None = None) -> Value:
+        """A view of ``base`` of the kind the op table gives this call, or new memory."""
+        if pieces is not None and isinstance(value, TupleValue) and \
+                len(value.items) == len(pieces):
+            kind = "repeated" if spec.repeats else "view"
+            return TupleValue(tuple(self.as_view(item, source, kind) if isinstance(
+                source, AbstractArray) else item for item, source in zip(value.items, pieces)),
+                value.is_list)
+        kind = spec.view_kind
+        plain = [to_arg(v) for v in rest]
+        plain_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
+        if base.shape is not None and FAIL not in plain and FAIL not in plain_kwargs.values():
+            try:
+                kind = rt_ops.call_view_kind(spec, (array_arg(base),) + tuple(plain),
+                                             plain_kwargs, self.dialect_for(base.library))
+            except Exception:  # arguments the op table cannot read: keep the op's own kind
+                kind = spec.view_kind
+        if kind == "none":
+            return self.fresh(value, node, name.rsplit(".", 1)[-1])
+        return self.as_view(value, base, kind)
+
+    def track_index(self, node: cst.Subscript, base: AbstractArray, items: Any,
+                    value: Value) -> Value:
+        """``base[items]``: a view for basic indices, new memory for advanced ones."""
+        if not isinstance(value, AbstractArray):
+            return value
+        if items is None:
+            return value
+        spec = self.lookup("__getitem__", self.dialect_for(base.library))
+        try:
+            kind = rt_ops.call_view_kind(spec, (array_arg(base), items), {},
+                                         self.dialect_for(base.library)) \
+                if base.shape is not None else _basic_kind(items)
+        except Exception:
+            return value
+        if kind == "unknown":
+            return value
+        if kind == "none":
+            return self.fresh(value, node, "copy")
+        return self.as_view(value, base, kind)
+
+    def written_region(self, base: AbstractArray, items: Any) -> AbstractArray:
+        """What ``base[items] = ...`` writes: always base's memory, through the indexed view
+        when the index is basic (a single element is still a place in base)."""
+        shape = None
+        if base.shape is not None and items is not None:
+            rule_items = rule_index_items(items)
+            try:
+                shape = rt_indexing.index(tuple(base.shape), rule_items,
+                                          dialect=self.dialect_for(base.library)).shape
+            except Exception:
+                shape = None
+        region = replace(base, shape=None if shape is None else tuple(shape))
+        if items is None:
+            return replace(region, alias=compose(base.alias, "same"))
+        parts = items if isinstance(items, tuple) else (items,)
+        advanced = any(isinstance(p, (rt_ops.ArrayArg, list)) for p in parts)
+        return replace(region, alias=compose(base.alias, "same" if advanced else "view"))
+
+    # ------------------------------------------------------------------ events
+
+    def write(self, target: Value, node: cst.CSTNode, writer: cst.CSTNode | None,
+              op: str) -> None:
+        """``target`` is written in place at ``node``."""
+        if not isinstance(target, AbstractArray) or target.alias is None:
+            return
+        self.check_write_target(target, node, op)
+
+    def check_write_target(self, target: AbstractArray, node: cst.CSTNode, op: str) -> None:
+        """SC302: the written view is read-only, or reaches one element at several indices."""
+        alias = target.alias
+        if alias.view == "readonly" or alias.view == "repeated" and alias.repeats:
+            message = write_to_broadcast_view_message(
+                op, alias.view, self.storage_name(alias), target.library,
+                format_shape(target.shape) if target.shape is not None else "(?)")
+            self.report("SC302", node, message,
+                        "RuntimeError" if target.library == "torch" else "ValueError")
+
+
+def _basic_kind(items: Any) -> str:
+    """The view kind of an index into an array of unknown rank, where the items alone tell."""
+    parts = items if isinstance(items, tuple) else (items,)
+    if any(isinstance(p, (rt_ops.ArrayArg, list)) for p in parts):
+        return "none"
+    if all(isinstance(p, slice) or p is None or p is Ellipsis for p in parts):
+        return "view"
+    return "unknown"

@@ -1,0 +1,74 @@
+"""Alias hazards the one walk finds because it shares calls, classes and loops with the shape walk.
+
+Each case is checked against the real library: the snippet is run and must
+fail (or show the surprising outcome) exactly where the finding points.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+from shapecheck.analysis.api import AnalysisSettings, analyze_source
+
+
+def codes(code: str, dialect: str | None = None) -> list[tuple[int, str]]:
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings(dialect=dialect))
+    return sorted((f.line, f.code) for f in found if f.code.startswith("SC3"))
+
+
+def run(code: str) -> dict:
+    """Run one of this file's own snippets (never user input); return its names."""
+    env: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(textwrap.dedent(code), "<snippet>", "exec"), env)
+    return env
+
+
+BUMP = """
+import torch
+
+def bump(t):
+    t.add_(1)
+
+x = torch.zeros(3, 1)
+"""
+
+
+def test_write_into_a_broadcast_view_through_a_helper_is_reported_at_the_call():
+    pytest.importorskip("torch")
+    code = BUMP + "e = x.expand(3, 4)\nbump(e)\n"
+    assert codes(code) == [(9, "SC302")]
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        run(code)
+
+
+@pytest.mark.parametrize("order", ["fresh first", "view first"])
+def test_a_helper_called_with_a_fresh_tensor_of_the_same_shape_is_fine(order):
+    pytest.importorskip("torch")
+    calls = ["y = torch.zeros(3, 4)\nbump(y)\n", "e = x.expand(3, 4)\nbump(e)\n"]
+    if order == "view first":
+        calls.reverse()
+    code = BUMP + "".join(calls)
+    line = 9 if order == "view first" else 11
+    assert codes(code) == [(line, "SC302")]
+    # The fresh tensor is written without complaint; only the expanded view raises.
+    assert run(BUMP + calls[0 if order == "fresh first" else 1])["y"].sum().item() == 12
+
+
+def test_helper_writing_a_read_only_numpy_view_is_reported_at_the_call():
+    code = """
+    import numpy as np
+
+    def clear(a):
+        a[0] = 0
+
+    d = np.ones((3, 3)).diagonal()
+    clear(d)
+    """
+    assert codes(code) == [(8, "SC302")]
+    with pytest.raises(ValueError, match="read-only"):
+        run(code)
