@@ -72,3 +72,25 @@ def test_helper_writing_a_read_only_numpy_view_is_reported_at_the_call():
     assert codes(code) == [(8, "SC302")]
     with pytest.raises(ValueError, match="read-only"):
         run(code)
+
+
+@pytest.mark.parametrize("context", ["self.assertWarns(UserWarning)", "np.testing.raises_regex(ValueError, 'x')",
+                                     "pytest.raises(ValueError)", "warnings.catch_warnings(record=True)",
+                                     "pytest.deprecated_call()"])
+def test_every_rule_reads_one_list_of_expected_failure_contexts(context):
+    code = f"""
+    import warnings
+    import numpy as np
+    import pytest
+    d = np.zeros((3, 3)).diagonal()
+    def case(self):
+        with {context}:
+            np.ones(3) + np.ones(4)
+            d[0] = 1
+    """
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
+    assert [f.code for f in found] == []
+    # Outside the context both are findings.
+    plain = code.replace(f"with {context}:", "if True:")
+    found = analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())
+    assert sorted(f.code for f in found) == ["SC101", "SC302"]

@@ -41,8 +41,22 @@ class _Suppress:
         return False
 
 
+# Context managers that say the block is expected to raise or warn: no finding inside, for
+# every rule (catch_warnings counts when it records what it catches).
 RAISES_CONTEXTS = frozenset({"raises", "assert_raises", "assertRaises", "assert_raises_regex",
-                              "assertRaisesRegex", "raises_regex", "warns", "assert_warns"})
+                             "assertRaisesRegex", "raises_regex", "assertRaisesRegexp", "warns",
+                             "assert_warns", "assertWarns", "assertWarnsRegex", "deprecated_call"})
+
+
+def expects_failure(item: cst.BaseExpression) -> bool:
+    """``with pytest.raises(...)``, ``self.assertWarns(...)``, ``warnings.catch_warnings(record=True)``."""
+    if not isinstance(item, cst.Call):
+        return False
+    name = callee_name(item.func)
+    if name in RAISES_CONTEXTS:
+        return True
+    return name == "catch_warnings" and any(
+        arg.keyword is not None and arg.keyword.value == "record" for arg in item.args)
 
 
 _EXCEPTION_PARENTS = {

@@ -25,7 +25,7 @@ from ..values import (
     Value,
     dims_of,
 )
-from .context import RAISES_CONTEXTS, callee_name
+from .context import callee_name, expects_failure
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, literal_shape, rule_index_items
@@ -264,7 +264,7 @@ class Statements:
         expects_error = False
         for item in node.items:
             value = self.eval(item.item)
-            if isinstance(item.item, cst.Call) and callee_name(item.item.func) in RAISES_CONTEXTS:
+            if expects_failure(item.item):
                 expects_error = True
             if item.asname is not None:
                 self.assign(item.asname.name, value if isinstance(value, AbstractArray) else UNKNOWN_VALUE,
