@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..runtime import ops
 from ..runtime.dialects import NUMPY, TORCH, TORCH_LEGACY, Dialect
-from ..runtime.layout import Layout, overlap, torch_overlap_status, torch_view_strides
+from ..runtime.layout import Layout, overlap, torch_overlap_status
 from .findings import Finding, Span
 from .imports import canonical, dotted_name, import_bindings
 from .interpret.context import expects_failure
@@ -143,9 +143,6 @@ def _join(a: State, b: State) -> State:
 # --------------------------------------------------------------------------
 # vocabulary
 
-# Ops whose backward reads their own output (checked against torch in the tests).
-_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
-                           "rsqrt", "exp2", "expm1"})
 _TORCH_NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 _NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
                                     "setfield"})
@@ -614,11 +611,10 @@ class AliasAnalysis:
                                 f"index once: {self.text(expr.value)}[...] = value")
                     return
                 expr = expr.value
-            elif isinstance(expr, cst.Attribute) and expr.attr.value in ("T", "mT", "real"):
+            elif isinstance(expr, cst.Attribute) and ops.writes_reach_input(expr.attr.value):
                 expr = expr.value
             elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
-                    expr.func.attr.value in ("transpose", "t", "permute", "swapaxes", "view",
-                                             "squeeze", "unsqueeze", "narrow", "select"):
+                    ops.writes_reach_input(expr.func.attr.value):
                 expr = expr.func.value
             else:
                 return
@@ -878,7 +874,7 @@ class AliasAnalysis:
             if base.shape is None and not _is_advanced_key(key):
                 return None  # a scalar or a view: cannot tell without the rank
             return self.derived([base], None, "copy")
-        layout = _index_layout(base.layout, key) if base.layout is not None else None
+        layout = base.layout.index(key) if base.layout is not None else None
         shape = layout.shape if layout is not None else _index_shape(base.shape, key)
         return self.compose(base, "view", shape, layout)
 
@@ -937,7 +933,7 @@ class AliasAnalysis:
             grad_off = kwargs.get("requires_grad") == Const(False) or \
                 (len(args) > 1 and args[1] == Const(False))
             return self.fresh("parameter", "torch", shape, leaf_grad=not grad_off)
-        if short in _SAVES_OUTPUT and isinstance(first, Ref) and library == "torch" \
+        if library == "torch" and _saves_output(short) and isinstance(first, Ref) \
                 and not kwargs.get("inplace") == Const(True):
             return self.fresh(f"{short}(...)", "torch", first.shape, grad=first.grad and
                               not self.no_grad, deps=first.deps,
@@ -1008,7 +1004,10 @@ class AliasAnalysis:
         shape = self.result_shape(spec, base, rest, kwargs)
         if kind == "none":
             return self.derived([base] + [r for r in rest if isinstance(r, Ref)], shape, spec.name)
-        layout = self.view_layout(spec.name, base, rest, shape, kind)
+        layout = None
+        if shape is not None and base.layout is not None:
+            layout = ops.output_layout(spec, (ops.ArrayArg(base.shape, layout=base.layout),) + tuple(
+                _plain(r) for r in rest), {k: _plain(v) for k, v in kwargs.items()}, dialect, shape)
         if kind == "maybe" and base.layout is not None and base.library is not None:
             # The layout is known here, so whether this is a view is decided.
             if layout is None:
@@ -1040,47 +1039,6 @@ class AliasAnalysis:
             return None
         shape = result.shape
         return tuple(shape) if all(isinstance(d, int) for d in shape) else None
-
-    def view_layout(self, name: str, base: Ref, rest: list, shape: tuple | None,
-                    kind: str) -> Layout | None:
-        layout = base.layout
-        if layout is None or shape is None:
-            return None
-        args = [_plain(r) for r in rest]
-        try:
-            if name in ("T",):
-                return layout.permute(tuple(reversed(range(len(layout.shape)))))
-            if name in ("t", "torch.t") and len(layout.shape) == 2:
-                return layout.transpose(0, 1)
-            if name in ("mT",) and len(layout.shape) >= 2:
-                return layout.transpose(len(layout.shape) - 2, len(layout.shape) - 1)
-            if name in ("transpose", "torch.transpose", "np.transpose", "swapaxes", "np.swapaxes",
-                        "permute", "torch.permute"):
-                flat = args[0] if len(args) == 1 and isinstance(args[0], tuple) else tuple(args)
-                if name in ("transpose", "torch.transpose") and base.library == "torch" or \
-                        name.endswith("swapaxes"):
-                    return layout.transpose(*flat)
-                if not flat:
-                    return layout.permute(tuple(reversed(range(len(layout.shape)))))
-                return layout.permute(flat)
-            if name in ("expand", "expand_as", "broadcast_to", "np.broadcast_to",
-                        "torch.broadcast_to"):
-                return layout.expand(shape)
-            if name in ("view", "reshape", "np.reshape", "torch.reshape", "ravel", "np.ravel",
-                        "flatten", "torch.flatten", "view_as", "reshape_as"):
-                strides = torch_view_strides(layout.shape, layout.strides, shape)
-                return None if strides is None else Layout(layout.offset, tuple(shape), strides)
-            if name in ("diagonal", "np.diagonal", "torch.diagonal"):
-                return layout.diagonal(*args[:3]) if len(layout.shape) >= 2 else None
-            if name in ("unsqueeze", "torch.unsqueeze", "np.expand_dims"):
-                return layout.unsqueeze(args[0] % (len(layout.shape) + 1))
-            if name in ("detach", "real"):
-                return layout
-            if name in ("contiguous", "np.ascontiguousarray"):
-                return layout if layout.is_contiguous() else None
-        except Exception:
-            return None
-        return None
 
     def view_call(self, base: Ref, name: str, rest: tuple, kwargs: dict, node) -> Any:
         spec = ops.lookup(name, self.dialect(base.library))
@@ -1118,7 +1076,7 @@ class AliasAnalysis:
                 return None
             self.destroy(base, node, _writer_name(receiver), reads=args, op=f".{name}()")
             return base
-        if name in _SAVES_OUTPUT and library == "torch":
+        if library == "torch" and _saves_output(name):
             grad = base.grad and not self.no_grad
             return self.fresh(f"{name}(...)", "torch", base.shape, grad=grad, deps=base.deps,
                               saved_op=name if grad else None)
@@ -1360,34 +1318,9 @@ def _is_advanced_key(key: Any) -> bool:
     return any(isinstance(p, (ops.ArrayArg, list)) for p in parts)
 
 
-def _index_layout(layout: Layout, key: Any) -> Layout | None:
-    """The layout of a basic index into a concrete layout."""
-    parts = list(key) if isinstance(key, tuple) else [key]
-    real = sum(1 for p in parts if p is not None and p is not Ellipsis)
-    if Ellipsis in parts:
-        at = parts.index(Ellipsis)
-        parts[at:at + 1] = [slice(None)] * (len(layout.shape) - real)
-    if real > len(layout.shape):
-        return None
-    parts += [slice(None)] * (len(layout.shape) - sum(1 for p in parts if p is not None))
-    dim = 0
-    try:
-        for part in parts:
-            if part is None:
-                layout = layout.unsqueeze(dim)
-                dim += 1
-            elif isinstance(part, slice):
-                layout = layout.slice(dim, part.start, part.stop, part.step or 1)
-                dim += 1
-            elif isinstance(part, int):
-                if not -layout.shape[dim] <= part < layout.shape[dim]:
-                    return None
-                layout = layout.select(dim, part)
-            else:
-                return None
-    except (IndexError, ValueError):
-        return None
-    return layout
+def _saves_output(name: str) -> bool:
+    spec = ops.lookup(name, TORCH)
+    return spec is not None and spec.saves_output
 
 
 def _index_shape(shape: tuple | None, key: Any) -> tuple | None:

@@ -22,6 +22,7 @@ from shapecheck.runtime.dims import shape_is_concrete
 from shapecheck.runtime.rules.pointwise import POINTWISE_OPS
 from shapecheck.runtime.verdicts import Result, ShapeError
 
+from .errors import UsageError
 from .expression import CheckedExpression, FunctionUse
 from .outcome import Confirmation, DialectOutcome, ErrorView, StepView, WarningView
 from .shapes import ShapeBinding
@@ -188,7 +189,6 @@ def _step_view(step: Step) -> StepView:
 def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], dialect_name: str,
                      check_torch: bool = False) -> DialectOutcome:
     """The interpreter's steps for the expression under one dialect, confirmed on the engine."""
-    from .session import UsageError
 
     dialect = get_dialect(dialect_name)
     names: dict[int, str] = {}
@@ -226,7 +226,6 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
 
 def _value_step(checked: CheckedExpression, values: dict[str, Any]) -> StepView:
     """An expression without ops (``x``): its value is the named array itself."""
-    from .session import UsageError
 
     last = checked.module.body[-1]
     small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) else None

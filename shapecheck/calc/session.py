@@ -10,6 +10,7 @@ from typing import Callable, TextIO
 
 from shapecheck.runtime.dialects import DIALECTS
 
+from .errors import UsageError
 from .expression import CheckedExpression, ExpressionError, check_expression
 from .outcome import DialectOutcome, outcome_json
 from .shapes import ShapeBinding, ShapeSyntaxError, parse_binding, parse_dims, parse_shape_args
@@ -18,10 +19,6 @@ EXIT_OK, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
 
 DIALECT_CHOICES = ("numpy", "numpy-1", "torch", "torch-legacy", "all")
 ALL_DIALECTS = tuple(DIALECTS)  # numpy, numpy-1, torch, torch-legacy
-
-
-class UsageError(ValueError):
-    """Bad input from the user: printed as one line, exit code 2."""
 
 
 def resolve_dialects(requested: str | None, checked: CheckedExpression) -> tuple[str, ...]:

@@ -277,6 +277,29 @@ def not_(a: Maybe) -> Maybe:
     return None if a is None else not a
 
 
+def le(a: Dim, b: Dim) -> Maybe:
+    """Three-valued ``a <= b`` for sizes (symbols are non-negative)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a <= b
+    if not is_known(a) or not is_known(b):
+        return None
+    diff = sub(b, a)
+    if isinstance(diff, int):
+        return diff >= 0
+    coeffs = [c for _, c in diff.terms]
+    const = diff.constant()
+    if all(c >= 0 for c in coeffs):
+        return True
+    if all(c <= 0 for c in coeffs) and const < 0:
+        return False
+    return None
+
+
+def lt(a: Dim, b: Dim) -> Maybe:
+    r = le(b, a)
+    return None if r is None else not r
+
+
 def numel(shape: Shape) -> Dim:
     return product(shape)
 
@@ -327,6 +350,6 @@ __all__ = [
     "Dim", "Shape", "Sym", "UnknownDim", "UNKNOWN", "Maybe", "sym", "is_known",
     "is_concrete", "shape_is_concrete", "add", "sub", "neg", "mul", "product",
     "floordiv", "exact_div", "eq", "is_one", "is_zero", "dims_equal", "both",
-    "either", "not_", "numel", "normalize_axis", "format_dim", "format_shape",
+    "either", "not_", "le", "lt", "numel", "normalize_axis", "format_dim", "format_shape",
     "parse_dim",
 ]

@@ -9,7 +9,7 @@ shapes the callers get None ("cannot tell").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -32,6 +32,18 @@ class Layout:
             strides.append(step)
             step *= max(size, 1)
         return Layout(0, tuple(shape), tuple(reversed(strides)))
+
+    @staticmethod
+    def of(array: Any) -> "Layout":
+        """The layout of a NumPy array (or anything with ``shape``/``strides``/``itemsize``) within
+        its root storage, in elements of that root."""
+        root = array
+        while getattr(root, "base", None) is not None:
+            root = root.base
+        itemsize = array.itemsize
+        start = _address(array) - _address(root) if isinstance(root, np.ndarray) else 0
+        return Layout(start // itemsize, tuple(int(n) for n in array.shape),
+                      tuple(int(st) // itemsize for st in array.strides))
 
     @property
     def numel(self) -> int:
@@ -145,12 +157,51 @@ class Layout:
         strides = tuple(self.strides[i] for i in keep) + (self.strides[dim1] + self.strides[dim2],)
         return Layout(start if length else self.offset, shape, strides)
 
+    def index(self, key: Any) -> "Layout | None":
+        """``x[key]`` for a basic index (ints, slices, None, ``...``, or a tuple of them): the
+        view's layout, or None for an advanced, symbolic or out-of-range index."""
+        parts = list(key) if isinstance(key, tuple) else [key]
+        for part in parts:
+            if not (part is None or part is Ellipsis or isinstance(part, slice) or
+                    isinstance(part, (int, np.integer)) and not isinstance(part, bool)):
+                return None
+            if isinstance(part, slice) and not all(
+                    v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                    for v in (part.start, part.stop, part.step)):
+                return None
+        real = sum(1 for p in parts if p is not None and p is not Ellipsis)
+        if real > len(self.shape) or parts.count(Ellipsis) > 1:
+            return None
+        if Ellipsis in parts:
+            at = parts.index(Ellipsis)
+            parts[at:at + 1] = [slice(None)] * (len(self.shape) - real)
+        parts += [slice(None)] * (len(self.shape) - sum(1 for p in parts if p is not None))
+        layout, dim = self, 0
+        for part in parts:
+            if part is None:
+                layout = layout.unsqueeze(dim)
+                dim += 1
+            elif isinstance(part, slice):
+                if part.step == 0:
+                    return None
+                layout = layout.slice(dim, part.start, part.stop, 1 if part.step is None else part.step)
+                dim += 1
+            else:
+                if not -layout.shape[dim] <= part < layout.shape[dim]:
+                    return None
+                layout = layout.select(dim, int(part))
+        return layout
+
     def view_as(self, shape: Sequence[int]) -> "Layout | None":
         """torch ``.view(shape)``: the new layout, or None when torch refuses to view."""
         strides = torch_view_strides(self.shape, self.strides, tuple(shape))
         if strides is None:
             return None
         return Layout(self.offset, tuple(shape), strides)
+
+
+def _address(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
 
 
 def torch_view_strides(old_shape: Sequence[int], old_strides: Sequence[int],

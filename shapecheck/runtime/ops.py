@@ -57,25 +57,45 @@ marks ops whose output may hold repeated elements (``expand``,
 ``view_map`` ``{0: [0]}`` stands for every output: each piece of a split
 views input 0, and output i of ``broadcast_arrays`` views input i.
 
+Layouts
+-------
+An ArrayArg may carry its ``layout`` (runtime/layout.py; int sizes only). Each
+view op registers a layout function (runtime/views.py) that places its output
+in input 0's storage; ``output_layout(spec, args, kwargs, dialect)`` answers
+for one call, and ``resolved_view_kind`` decides a "maybe" op by it (a view
+when the layout allows, else a copy). ``writes_reach_input(name)`` says a
+method/attribute is a plain view in every library (a write into it writes
+the input). ``saves_output`` marks the ops whose output autograd keeps for
+backward.
+
 ``legacy_fallback`` marks the pointwise ops that in torch-legacy accepted
 same-numel, non-broadcastable operands with a deprecation warning.
 
 Public names: ArrayArg, OpSpec, lookup, all_specs, call_view_kind,
-index_items, VIEW_KINDS, ALIASING_KINDS.
+output_layout, resolved_view_kind, writes_reach_input, index_items,
+VIEW_KINDS, ALIASING_KINDS.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal
-
-import numpy as np
+from typing import Any, Callable, Literal
 
 from . import dtypes
+from . import views as V
+from .arguments import ArrayArg, index_items, size_args
+from .arguments import dtype_of as _dtype
+from .arguments import is_array as _is_array
+from .arguments import kw as _kw
+from .arguments import ndim_of as _ndim
+from .arguments import operand_shapes as _operand_shapes
+from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import Shape, Sym
+from .dims import shape_is_concrete
+from .layout import Layout
 from .verdicts import Result, ShapeError
+from .views import LayoutFn
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
@@ -88,18 +108,6 @@ ViewKind = Literal["none", "view", "repeated", "readonly", "maybe", "same"]
 VIEW_KINDS: frozenset[str] = frozenset({"none", "view", "repeated", "readonly", "maybe", "same"})
 ALIASING_KINDS: frozenset[str] = frozenset({"view", "repeated", "readonly", "maybe", "same"})
 """View kinds whose output may share memory with input 0."""
-
-
-@dataclass(frozen=True)
-class ArrayArg:
-    """An array operand as a rule sees it: its shape and (numpy-spelled) dtype, None if unknown."""
-
-    shape: Shape
-    dtype: str | None = None
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
 
 
 @dataclass(frozen=True)
@@ -118,70 +126,14 @@ class OpSpec:
     """The output may reach one input element at several indices (expand, broadcast_to)."""
     multi_output: bool = False
     """The op returns a tuple (split, unbind, broadcast_arrays, svd, ...)."""
+    layout: LayoutFn | None = field(default=None, hash=False, compare=False)
+    """For a view op: the output's layout from input 0's (runtime/views.py); None = unknown."""
+    saves_output: bool = False
+    """Autograd keeps the output for the backward pass: writing into it in place breaks
+    backward (torch's "modified by an inplace operation")."""
 
     def applies_to(self, dialect: Dialect) -> bool:
         return self.library in ("both", dialect.library)
-
-
-# --------------------------------------------------------------------------
-# argument translation shared by the adapters
-
-def _is_array(value: Any) -> bool:
-    return isinstance(value, ArrayArg)
-
-
-def _shape(value: Any) -> Shape:
-    """The shape of an operand: ArrayArg's own, () for a Python scalar, a list's array shape."""
-    if isinstance(value, ArrayArg):
-        return tuple(value.shape)
-    if isinstance(value, (list, tuple)):
-        return np.shape(value)
-    return ()
-
-
-def _dtype(value: Any) -> str | None:
-    """A dtype name for the dtype rules; Python scalars are weak ("pyint", "pyfloat", ...)."""
-    if isinstance(value, ArrayArg):
-        return value.dtype
-    if isinstance(value, bool):
-        return "pybool"
-    if isinstance(value, int):
-        return "pyint"
-    if isinstance(value, float):
-        return "pyfloat"
-    if isinstance(value, complex):
-        return "pycomplex"
-    return None
-
-
-def _ndim(value: Any) -> int | None:
-    return len(value.shape) if isinstance(value, ArrayArg) else 0
-
-
-def _operand_shapes(values: Iterable[Any], dialect: Dialect) -> list[Shape]:
-    """Operand shapes for broadcasting. A Python scalar broadcasts as shape (), except in
-    torch-legacy, where it was no tensor at all (old 0-dim tensors could not broadcast)."""
-    out = []
-    for v in values:
-        if isinstance(v, (ArrayArg, list)):
-            out.append(_shape(v))
-        elif not (dialect.is_torch and dialect.legacy):
-            out.append(())
-    return out
-
-
-def size_args(args: tuple) -> tuple:
-    """torch's varargs-or-sequence size arguments: ``view(2, 3)`` or ``view((2, 3))``."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
-
-
-def _kw(kwargs: dict, *names: str, default: Any = None) -> Any:
-    for name in names:
-        if name in kwargs:
-            return kwargs[name]
-    return default
 
 
 # --------------------------------------------------------------------------
@@ -192,7 +144,8 @@ _TABLE: dict[tuple[str, str], OpSpec] = {}
 
 def _add(name: str, library: str, rule: Callable[..., Result], *, inplace: bool = False,
          view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
-         multi_output: bool = False) -> None:
+         multi_output: bool = False, layout: LayoutFn | None = None,
+         saves_output: bool = False) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if inplace:
         view_map: dict[int, list[int]] = {}
@@ -203,7 +156,7 @@ def _add(name: str, library: str, rule: Callable[..., Result], *, inplace: bool 
     for lib in (("numpy", "torch") if library == "both" else (library,)):
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
-                                     multi_output)
+                                     multi_output, layout, saves_output)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
@@ -238,36 +191,49 @@ def call_view_kind(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect | N
     return spec.view_kind
 
 
-def index_items(key: Any) -> tuple:
-    """A Python index (int or symbolic int, slice, None, ..., list, ArrayArg, or a tuple of
-    them) as rule items."""
-    parts = key if isinstance(key, tuple) else (key,)
-    items = []
-    for part in parts:
-        if part is None:
-            items.append(_indexing.NoneIndex())
-        elif part is Ellipsis:
-            items.append(_indexing.EllipsisIndex())
-        elif isinstance(part, slice):
-            items.append(_indexing.SliceIndex(part.start, part.stop, part.step))
-        elif isinstance(part, ArrayArg):
-            items.append(_indexing.ArrayIndex(tuple(part.shape), part.dtype))
-        elif isinstance(part, (list, np.ndarray)):
-            arr = np.asarray(part)
-            # An empty list indexes as an integer array (x[[]] is valid), not as float64.
-            dtype = "int64" if isinstance(part, list) and arr.size == 0 else arr.dtype.name
-            items.append(_indexing.ArrayIndex(arr.shape, dtype))
-        elif isinstance(part, bool):
-            items.append(_indexing.ArrayIndex((), "bool"))
-        elif isinstance(part, (int, np.integer)):
-            items.append(_indexing.IntIndex(int(part)))
-        elif isinstance(part, Sym):
-            items.append(_indexing.IntIndex(part))
-        else:
-            raise ShapeError("index", "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
-                             "(`None`) and integer or boolean arrays are valid indices",
-                             "IndexError")
-    return tuple(items)
+def output_layout(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect,
+                  shape: tuple | None = None) -> Layout | None:
+    """Where the output of one call sits in input 0's storage.
+
+    ``args[0]`` is an ArrayArg whose ``layout`` is known; ``shape`` is the
+    output's shape when the caller has it (else the op's rule computes it).
+    None when the output is a copy, when the layout or the output's int shape
+    is unknown, or when the op cannot view this layout: a "maybe" op
+    (reshape, ravel, flatten, contiguous) then copies, and torch's ``view``
+    raises (``view_error``).
+    """
+    if spec.layout is None or not args or not isinstance(args[0], ArrayArg) or \
+            args[0].layout is None:
+        return None
+    try:
+        if call_view_kind(spec, args, kwargs, dialect) == "none":
+            return None
+        if shape is None:
+            shape = tuple(spec.rule(*args, dialect=dialect, **kwargs).shape)
+        if not all(isinstance(d, int) for d in shape):
+            return None
+        return spec.layout(args[0].layout, tuple(shape), *args[1:], **kwargs)
+    except Exception:  # arguments the layout cannot read, or a call the rule refuses: unknown
+        return None
+
+
+def writes_reach_input(name: str) -> bool:
+    """Every library's op called ``name`` returns a plain view of input 0 (``t``, ``T``,
+    ``transpose``, ``view``, ``squeeze``, ``narrow``, ...): a write into the output writes into
+    the input, and a write into a view of a copy is lost with the copy."""
+    specs = [spec for (n, _), spec in _TABLE.items() if n == name]
+    return bool(specs) and all(spec.view_kind == "view" and not spec.multi_output
+                               for spec in specs)
+
+
+def resolved_view_kind(spec: OpSpec, args: tuple, kwargs: dict, dialect: Dialect) -> str:
+    """``call_view_kind``, with "maybe" decided when input 0's layout is known: "view" when the
+    op can view that layout, "none" (a copy) when it cannot."""
+    kind = call_view_kind(spec, args, kwargs, dialect)
+    if kind == "maybe" and spec.layout is not None and args and isinstance(args[0], ArrayArg) \
+            and args[0].layout is not None and shape_is_concrete(args[0].shape):
+        return "view" if output_layout(spec, args, kwargs, dialect) is not None else "none"
+    return kind
 
 
 def _getitem_rule(x: Any, key: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
@@ -278,7 +244,7 @@ def _setitem_rule(x: Any, key: Any, value: Any, *, dialect: Dialect, **kwargs: A
     return _indexing.setitem(_shape(x), index_items(key), _shape(value), dialect=dialect)
 
 
-_add("__getitem__", "both", _getitem_rule, view_kind="view")
+_add("__getitem__", "both", _getitem_rule, view_kind="view", layout=V.getitem)
 _add("__setitem__", "both", _setitem_rule, inplace=True)
 
 
@@ -313,6 +279,10 @@ _UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ce
 # numpy's tril/triu turn a 1-D input into a matrix; torch's keep the shape (and need 2-D).
 _TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac", "tril", "triu")
 _TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
+# Ops whose backward reads their own output, so autograd saves it (checked against torch in
+# the tests): an in-place write into that output breaks backward.
+_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
+                           "rsqrt", "exp2", "expm1"})
 
 
 def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
@@ -415,12 +385,13 @@ def _register_pointwise() -> None:
         _add(f"np.{name}", "numpy", _identity_rule)
     _add("np.negative", "numpy", _identity_rule)
     for name in _TORCH_UNARY:
-        _add(f"torch.{name}", "torch", _identity_rule)
-        _add(name, "torch", _identity_rule)
+        saves = name in _SAVES_OUTPUT
+        _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves)
+        _add(name, "torch", _identity_rule, saves_output=saves)
         _add(f"{name}_", "torch", _identity_rule, inplace=True)
     for name in _TORCH_SHAPE_KEEPING:
-        _add(f"torch.{name}", "torch", _identity_rule)
-        _add(name, "torch", _identity_rule)
+        _add(f"torch.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+        _add(name, "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
     for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
         _add(dunder, "both", _identity_rule)
     _add("fill_", "torch", _identity_rule, inplace=True)
@@ -582,7 +553,7 @@ def _tile_rule(x: Any, *reps: Any, dialect: Dialect, **kwargs: Any) -> Result:
 
 
 def _gather_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.gather(_shape(x), dim, _shape(index), dialect=dialect)
+    return _indexing.gather(_shape(x), dim, _shape(index), dialect=dialect)
 
 
 def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
@@ -591,7 +562,7 @@ def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwar
 
 def _take_along_rule(x: Any, indices: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     axis = args[0] if args else _kw(kwargs, "axis", "dim", default=-1)
-    return _shape_ops.take_along_axis(_shape(x), _shape(indices), axis, dialect=dialect)
+    return _indexing.take_along_axis(_shape(x), _shape(indices), axis, dialect=dialect)
 
 
 def _numpy_view_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -610,73 +581,74 @@ _REDUCTIONS = ("sum", "prod", "mean", "std", "var", "amax", "amin", "any", "all"
 def _register_shape_ops() -> None:
     so = _shape_ops
     # reshaping: a view when the strides allow it
-    _add("np.reshape", "numpy", _reshape_rule("reshape"), view_kind="maybe")
-    _add("reshape", "both", _reshape_rule("reshape"), view_kind="maybe")
-    _add("torch.reshape", "torch", _reshape_rule("reshape"), view_kind="maybe")
-    _add("view", "torch", _reshape_rule("view"), view_kind="view")
-    _add("view", "numpy", _numpy_view_rule, view_kind="view")
-    _add("view_as", "torch", _like_rule("view"), view_kind="view")
-    _add("reshape_as", "torch", _like_rule("reshape"), view_kind="maybe")
-    _add("np.ravel", "numpy", _x(so.ravel), view_kind="maybe")
-    _add("ravel", "both", _x(so.ravel), view_kind="maybe")
-    _add("torch.ravel", "torch", _x(so.ravel), view_kind="maybe")
+    _add("np.reshape", "numpy", _reshape_rule("reshape"), view_kind="maybe", layout=V.reshaped)
+    _add("reshape", "both", _reshape_rule("reshape"), view_kind="maybe", layout=V.reshaped)
+    _add("torch.reshape", "torch", _reshape_rule("reshape"), view_kind="maybe", layout=V.reshaped)
+    _add("view", "torch", _reshape_rule("view"), view_kind="view", layout=V.reshaped)
+    _add("view", "numpy", _numpy_view_rule, view_kind="view", layout=V.same)
+    _add("view_as", "torch", _like_rule("view"), view_kind="view", layout=V.reshaped)
+    _add("reshape_as", "torch", _like_rule("reshape"), view_kind="maybe", layout=V.reshaped)
+    _add("np.ravel", "numpy", _x(so.ravel), view_kind="maybe", layout=V.reshaped)
+    _add("ravel", "both", _x(so.ravel), view_kind="maybe", layout=V.reshaped)
+    _add("torch.ravel", "torch", _x(so.ravel), view_kind="maybe", layout=V.reshaped)
     _add("flatten", "numpy", _x(so.flatten))  # ndarray.flatten always copies
-    _add("flatten", "torch", _x(so.flatten), view_kind="maybe")
-    _add("torch.flatten", "torch", _x(so.flatten), view_kind="maybe")
-    _add("contiguous", "torch", _same_shape_rule, view_kind="maybe")
-    _add("np.ascontiguousarray", "numpy", _same_shape_rule, view_kind="maybe")
+    _add("flatten", "torch", _x(so.flatten), view_kind="maybe", layout=V.reshaped)
+    _add("torch.flatten", "torch", _x(so.flatten), view_kind="maybe", layout=V.reshaped)
+    _add("contiguous", "torch", _same_shape_rule, view_kind="maybe", layout=V.contiguous)
+    _add("np.ascontiguousarray", "numpy", _same_shape_rule, view_kind="maybe",
+         layout=V.contiguous)
     # permutations: always views
-    _add("np.transpose", "numpy", _numpy_transpose_rule, view_kind="view")
-    _add("np.permute_dims", "numpy", _numpy_transpose_rule, view_kind="view")
-    _add("transpose", "numpy", _numpy_transpose_rule, view_kind="view")
-    _add("transpose", "torch", _torch_transpose_rule, view_kind="view")
-    _add("torch.transpose", "torch", _torch_transpose_rule, view_kind="view")
+    _add("np.transpose", "numpy", _numpy_transpose_rule, view_kind="view", layout=V.numpy_transpose)
+    _add("np.permute_dims", "numpy", _numpy_transpose_rule, view_kind="view", layout=V.numpy_transpose)
+    _add("transpose", "numpy", _numpy_transpose_rule, view_kind="view", layout=V.numpy_transpose)
+    _add("transpose", "torch", _torch_transpose_rule, view_kind="view", layout=V.swap)
+    _add("torch.transpose", "torch", _torch_transpose_rule, view_kind="view", layout=V.swap)
     for name in ("swapaxes", "swapdims"):
-        _add(name, "torch", _x(so.swapaxes), view_kind="view")
-        _add(f"torch.{name}", "torch", _x(so.swapaxes), view_kind="view")
-    _add("swapaxes", "numpy", _x(so.swapaxes), view_kind="view")
-    _add("np.swapaxes", "numpy", _x(so.swapaxes), view_kind="view")
-    _add("np.moveaxis", "numpy", _x(so.moveaxis), view_kind="view")
+        _add(name, "torch", _x(so.swapaxes), view_kind="view", layout=V.swap)
+        _add(f"torch.{name}", "torch", _x(so.swapaxes), view_kind="view", layout=V.swap)
+    _add("swapaxes", "numpy", _x(so.swapaxes), view_kind="view", layout=V.swap)
+    _add("np.swapaxes", "numpy", _x(so.swapaxes), view_kind="view", layout=V.swap)
+    _add("np.moveaxis", "numpy", _x(so.moveaxis), view_kind="view", layout=V.moveaxis)
     for name in ("movedim", "moveaxis"):
-        _add(name, "torch", _x(so.moveaxis), view_kind="view")
-        _add(f"torch.{name}", "torch", _x(so.moveaxis), view_kind="view")
-    _add("T", "both", _x(so.T_attr), view_kind="view")
-    _add("mT", "both", _x(so.matrix_transpose), view_kind="view")
-    _add("np.matrix_transpose", "numpy", _x(so.matrix_transpose), view_kind="view")
-    _add("t", "torch", _torch_t_rule, view_kind="view")
-    _add("torch.t", "torch", _torch_t_rule, view_kind="view")
-    _add("permute", "torch", _permute_rule, view_kind="view")
-    _add("torch.permute", "torch", _permute_rule, view_kind="view")
+        _add(name, "torch", _x(so.moveaxis), view_kind="view", layout=V.moveaxis)
+        _add(f"torch.{name}", "torch", _x(so.moveaxis), view_kind="view", layout=V.moveaxis)
+    _add("T", "both", _x(so.T_attr), view_kind="view", layout=V.reversed_dims)
+    _add("mT", "both", _x(so.matrix_transpose), view_kind="view", layout=V.matrix_transpose)
+    _add("np.matrix_transpose", "numpy", _x(so.matrix_transpose), view_kind="view", layout=V.matrix_transpose)
+    _add("t", "torch", _torch_t_rule, view_kind="view", layout=V.torch_t)
+    _add("torch.t", "torch", _torch_t_rule, view_kind="view", layout=V.torch_t)
+    _add("permute", "torch", _permute_rule, view_kind="view", layout=V.permute)
+    _add("torch.permute", "torch", _permute_rule, view_kind="view", layout=V.permute)
     # unit dims
-    _add("squeeze", "both", _squeeze_rule, view_kind="view")
-    _add("np.squeeze", "numpy", _squeeze_rule, view_kind="view")
-    _add("torch.squeeze", "torch", _squeeze_rule, view_kind="view")
-    _add("np.expand_dims", "numpy", _x(so.expand_dims), view_kind="view")
-    _add("unsqueeze", "torch", _x(so.unsqueeze), view_kind="view")
-    _add("torch.unsqueeze", "torch", _x(so.unsqueeze), view_kind="view")
+    _add("squeeze", "both", _squeeze_rule, view_kind="view", layout=V.squeeze)
+    _add("np.squeeze", "numpy", _squeeze_rule, view_kind="view", layout=V.squeeze)
+    _add("torch.squeeze", "torch", _squeeze_rule, view_kind="view", layout=V.squeeze)
+    _add("np.expand_dims", "numpy", _x(so.expand_dims), view_kind="view", layout=V.expand_dims)
+    _add("unsqueeze", "torch", _x(so.unsqueeze), view_kind="view", layout=V.unsqueeze)
+    _add("torch.unsqueeze", "torch", _x(so.unsqueeze), view_kind="view", layout=V.unsqueeze)
     # broadcasting views: several indices may reach one element
-    _add("expand", "torch", _expand_rule, view_kind="repeated", repeats=True)
-    _add("expand_as", "torch", _like_rule("expand"), view_kind="repeated", repeats=True)
-    _add("torch.broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True)
-    _add("broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True)
-    _add("np.broadcast_to", "numpy", _broadcast_to_rule, view_kind="readonly", repeats=True)
+    _add("expand", "torch", _expand_rule, view_kind="repeated", repeats=True, layout=V.expand)
+    _add("expand_as", "torch", _like_rule("expand"), view_kind="repeated", repeats=True, layout=V.expand)
+    _add("torch.broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True, layout=V.expand)
+    _add("broadcast_to", "torch", _broadcast_to_rule, view_kind="repeated", repeats=True, layout=V.expand)
+    _add("np.broadcast_to", "numpy", _broadcast_to_rule, view_kind="readonly", repeats=True, layout=V.expand)
     # NumPy's broadcast_arrays are still writable (with a DeprecationWarning on write)
     _add("np.broadcast_arrays", "numpy", _broadcast_arrays_rule, view_kind="repeated",
          repeats=True, multi_output=True)
     _add("torch.broadcast_tensors", "torch", _broadcast_arrays_rule, view_kind="repeated",
          repeats=True, multi_output=True)
-    _add("as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True)
-    _add("torch.as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True)
+    _add("as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True, layout=V.as_strided)
+    _add("torch.as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True, layout=V.as_strided)
     # slicing views
-    _add("narrow", "torch", _x(so.narrow), view_kind="view")
-    _add("torch.narrow", "torch", _x(so.narrow), view_kind="view")
-    _add("select", "torch", _x(so.select), view_kind="view")
-    _add("torch.select", "torch", _x(so.select), view_kind="view")
-    _add("unfold", "torch", _x(so.unfold), view_kind="view")
-    _add("diagonal", "numpy", _diagonal_rule, view_kind="readonly")
-    _add("np.diagonal", "numpy", _diagonal_rule, view_kind="readonly")
-    _add("diagonal", "torch", _diagonal_rule, view_kind="view")
-    _add("torch.diagonal", "torch", _diagonal_rule, view_kind="view")
+    _add("narrow", "torch", _x(so.narrow), view_kind="view", layout=V.narrow)
+    _add("torch.narrow", "torch", _x(so.narrow), view_kind="view", layout=V.narrow)
+    _add("select", "torch", _x(so.select), view_kind="view", layout=V.select)
+    _add("torch.select", "torch", _x(so.select), view_kind="view", layout=V.select)
+    _add("unfold", "torch", _x(so.unfold), view_kind="view", layout=V.unfold)
+    _add("diagonal", "numpy", _diagonal_rule, view_kind="readonly", layout=V.diagonal)
+    _add("np.diagonal", "numpy", _diagonal_rule, view_kind="readonly", layout=V.diagonal)
+    _add("diagonal", "torch", _diagonal_rule, view_kind="view", layout=V.diagonal)
+    _add("torch.diagonal", "torch", _diagonal_rule, view_kind="view", layout=V.diagonal)
     # splitting: every piece views the input
     _add("np.split", "numpy", _split_rule(so.split, ("axis",)), view_kind="view",
          multi_output=True)
@@ -729,12 +701,14 @@ def _register_shape_ops() -> None:
     _add("torch.clone", "torch", _same_shape_rule)
     _add("np.asarray", "numpy", _same_shape_rule, view_kind="same")
     _add("astype", "numpy", _same_shape_rule)  # copy=False: "same" (see call_view_kind)
-    _add("detach", "torch", _same_shape_rule, view_kind="view")
-    _add("torch.detach", "torch", _same_shape_rule, view_kind="view")
+    _add("detach", "torch", _same_shape_rule, view_kind="view", layout=V.same)
+    _add("torch.detach", "torch", _same_shape_rule, view_kind="view", layout=V.same)
     for part in ("real", "imag"):
-        _add(part, "both", _same_shape_rule, view_kind="view")
-        _add(f"np.{part}", "numpy", _same_shape_rule, view_kind="view")
-        _add(f"torch.{part}", "torch", _same_shape_rule, view_kind="view")
+        # Layouts count elements of the root, so a part touches the very elements it views.
+        part_layout = V.same if part == "real" else None
+        _add(part, "both", _same_shape_rule, view_kind="view", layout=part_layout)
+        _add(f"np.{part}", "numpy", _same_shape_rule, view_kind="view", layout=part_layout)
+        _add(f"torch.{part}", "torch", _same_shape_rule, view_kind="view", layout=part_layout)
 
 
 _register_shape_ops()
@@ -836,5 +810,6 @@ def _register_linalg() -> None:
 _register_linalg()
 
 
-__all__ = ["ArrayArg", "OpSpec", "lookup", "all_specs", "call_view_kind", "index_items",
+__all__ = ["ArrayArg", "OpSpec", "lookup", "all_specs", "call_view_kind", "output_layout",
+           "resolved_view_kind", "writes_reach_input", "index_items",
            "VIEW_KINDS", "ALIASING_KINDS", "ViewKind", "size_args"]

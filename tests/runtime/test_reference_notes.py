@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from shapecheck.runtime.dialects import DIALECTS, NUMPY, NUMPY1, TORCH, TORCH_LEGACY
-from shapecheck.runtime.rules import linalg, pointwise, shape_ops
+from shapecheck.runtime.rules import indexing, linalg, pointwise, shape_ops
 from shapecheck.runtime.rules.broadcast import broadcast_shapes
 from shapecheck.runtime.vectorized import FALLBACK_ERROR, FALLBACK_WARNING, broadcast_verdicts_of
 from shapecheck.runtime.verdicts import ShapeError
@@ -521,8 +521,8 @@ def test_cat_does_not_broadcast(dialect):
 
 def test_gather_with_a_smaller_index_gives_the_index_shape():
     # The notes' np.choose example: x (7, 3, 4), index (1, 3, 4) along dim 0.
-    assert shape_ops.gather((7, 3, 4), 0, (1, 3, 4), dialect=TORCH).shape == (1, 3, 4)
-    assert shape_ops.gather((7, 3, 4), 0, (1, 3, 4), dialect=NUMPY).shape == (1, 3, 4)
+    assert indexing.gather((7, 3, 4), 0, (1, 3, 4), dialect=TORCH).shape == (1, 3, 4)
+    assert indexing.gather((7, 3, 4), 0, (1, 3, 4), dialect=NUMPY).shape == (1, 3, 4)
     x, y = np.random.randn(7, 3, 4), np.zeros((1, 3, 4)).astype("int64")
     assert np.array_equal(np.choose(y, x), np.take_along_axis(x, y, 0))
     torch = pytest.importorskip("torch")
@@ -532,7 +532,7 @@ def test_gather_with_a_smaller_index_gives_the_index_shape():
 @pytest.mark.parametrize("dialect", [NUMPY, TORCH, TORCH_LEGACY], ids=str)
 def test_gather_index_of_lower_rank_is_refused_the_proposed_broadcast_never_shipped(dialect):
     # tensor (3, 5, 7) with index (5, 7): the notes proposed (1, 5, 7) -> (3, 5, 7).
-    got = outcome(lambda: shape_ops.gather((3, 5, 7), 0, (5, 7), dialect=dialect))
+    got = outcome(lambda: indexing.gather((3, 5, 7), 0, (5, 7), dialect=dialect))
     assert got[0] == "error"
     if dialect.is_numpy:
         assert got == real(lambda: np.take_along_axis(np.ones((3, 5, 7)),

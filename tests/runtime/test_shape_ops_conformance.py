@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from shapecheck.runtime.dialects import NUMPY, TORCH
 from shapecheck.runtime.dims import UNKNOWN, sym
+from shapecheck.runtime.rules import indexing as ix
 from shapecheck.runtime.rules import shape_ops as so
 from shapecheck.runtime.verdicts import ShapeError
 
@@ -474,7 +475,7 @@ def test_gather_scatter_family_matches_torch(case):
     n = max(len(x), 1)
     if -n <= dim < n and x and x[dim] == 0:
         return
-    check("gather[torch]", lambda: torch.gather(ten(x), dim, long(idx)), lambda: so.gather(x, dim, idx, dialect=TORCH))
+    check("gather[torch]", lambda: torch.gather(ten(x), dim, long(idx)), lambda: ix.gather(x, dim, idx, dialect=TORCH))
     check("scatter[torch]", lambda: ten(x).scatter_(dim, long(idx), ten(src)),
           lambda: so.scatter(x, dim, idx, src, dialect=TORCH))
     check("scatter-value[torch]", lambda: ten(x).scatter_(dim, long(idx), 1.0),
@@ -489,9 +490,9 @@ def test_gather_scatter_family_matches_torch(case):
     check("index_copy[torch]", lambda: ten(x).index_copy_(dim, long(vec), ten(src)),
           lambda: so.index_copy(x, dim, vec, src, dialect=TORCH))
     check("take_along_dim[torch]", lambda: torch.take_along_dim(ten(x), long(idx), dim),
-          lambda: so.take_along_axis(x, idx, dim, dialect=TORCH))
+          lambda: ix.take_along_axis(x, idx, dim, dialect=TORCH))
     check("take_along_axis[numpy]", lambda: np.take_along_axis(arr(x), np.zeros(idx, dtype=np.intp), dim),
-          lambda: so.take_along_axis(x, idx, dim, dialect=NUMPY))
+          lambda: ix.take_along_axis(x, idx, dim, dialect=NUMPY))
 
 
 def draw_vec(idx):
@@ -520,9 +521,9 @@ def test_reference_notes_gather_broadcasting_never_shipped():
              ((3, 5, 7), 1, (3, 9, 7))]   # larger along dim is fine
     for x, dim, idx in cases:
         check("gather[notes]", lambda: torch.gather(ten(x), dim, long(idx)),
-              lambda: so.gather(x, dim, idx, dialect=TORCH))
+              lambda: ix.gather(x, dim, idx, dialect=TORCH))
         check("scatter[notes]", lambda: ten(x).scatter_(dim, long(idx), ten(idx)),
               lambda: so.scatter(x, dim, idx, idx, dialect=TORCH))
     with pytest.raises(ShapeError) as err:
-        so.gather((3, 5, 7), 0, (5, 7), dialect=TORCH)
+        ix.gather((3, 5, 7), 0, (5, 7), dialect=TORCH)
     assert err.value.message == "Index tensor must have the same number of dimensions as input tensor"

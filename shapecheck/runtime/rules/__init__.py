@@ -26,20 +26,20 @@ __all__ += ["addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "cholesky", "d
             "vdot"]
 
 from .shape_ops import (REDUCE_OPS, T_attr, array_split, broadcast_arrays, broadcast_to, chunk,
-                        concatenate, diagonal, expand, expand_dims, flatten, gather, hstack, index_add,
+                        concatenate, diagonal, expand, expand_dims, flatten, hstack, index_add,
                         index_copy, index_select, matrix_transpose, moveaxis, narrow, permute, ravel,
                         reduce, repeat, repeat_interleave, reshape, scatter, select, split, squeeze, stack,
-                        swapaxes, take_along_axis, tile, transpose, unbind, unfold, unsqueeze, view, vstack)
+                        swapaxes, tile, transpose, unbind, unfold, unsqueeze, view, vstack)
 
 __all__ += ["REDUCE_OPS", "T_attr", "array_split", "broadcast_arrays", "broadcast_to", "chunk",
-            "concatenate", "diagonal", "expand", "expand_dims", "flatten", "gather", "hstack",
+            "concatenate", "diagonal", "expand", "expand_dims", "flatten", "hstack",
             "index_add", "index_copy", "index_select", "matrix_transpose", "moveaxis", "narrow",
             "permute", "ravel", "reduce", "repeat", "repeat_interleave", "reshape", "scatter", "select",
-            "split", "squeeze", "stack", "swapaxes", "take_along_axis", "tile", "transpose", "unbind",
+            "split", "squeeze", "stack", "swapaxes", "tile", "transpose", "unbind",
             "unfold", "unsqueeze", "view", "vstack"]
 
-from .indexing import (ArrayIndex, EllipsisIndex, IntIndex, NoneIndex, SliceIndex, index, index_is_view,
-                       setitem, slice_length)
+from .indexing import (ArrayIndex, EllipsisIndex, IntIndex, NoneIndex, SliceIndex, gather, index, index_is_view,
+                       setitem, slice_length, take_along_axis)
 
-__all__ += ["ArrayIndex", "EllipsisIndex", "IntIndex", "NoneIndex", "SliceIndex", "index",
-            "index_is_view", "setitem", "slice_length"]
+__all__ += ["ArrayIndex", "EllipsisIndex", "IntIndex", "NoneIndex", "SliceIndex", "gather", "index",
+            "index_is_view", "setitem", "slice_length", "take_along_axis"]

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from typing import Sequence, Union
 
 from ..dialects import Dialect
-from ..dims import UNKNOWN, Dim, Shape, add, eq, floordiv, format_shape, is_known, is_one, sub
+from ..dims import (UNKNOWN, Dim, Shape, add, eq, floordiv, format_shape, is_known, is_one, is_zero, le, lt, numel,
+                    sub)
 from ..verdicts import Result, ShapeError
-from .broadcast import broadcast_pair
-from .shape_ops import dim_range_error, expand, le, lt, torch_list
+from .broadcast import broadcast_pair, broadcast_shapes
+from .messages import dim_range_error, torch_list
+from .shape_ops import expand, nonempty_size, normalize_numpy_axis, with_dim, wrap_torch_dim
 
 
 @dataclass(frozen=True)
@@ -438,5 +440,62 @@ def index_is_view(items: Sequence[Item] | Item, dialect: Dialect | None = None) 
     return not _is_advanced(_as_list(items), dialect is not None and dialect.is_torch)
 
 
+
+
+def gather(x: Shape, dim: int, index: Shape, *, dialect: Dialect) -> Result:
+    """torch.gather(x, dim, index): the result has index's shape (numpy: take_along_axis)."""
+    x, index = tuple(x), tuple(index)
+    if dialect.is_numpy:
+        return take_along_axis(x, index, dim, dialect=dialect)
+    w = wrap_torch_dim(dim, len(x))
+    empty = is_zero(numel(index))
+    if empty is True:
+        return Result.of(index)
+    if max(len(x), 1) != max(len(index), 1):
+        if empty is False:
+            raise ShapeError("gather", "Index tensor must have the same number of dimensions as input tensor",
+                             "RuntimeError", shapes=(x, index))
+        return Result.of(index)
+    for i in range(max(len(x), 1)):
+        if i == w:
+            continue
+        if le(nonempty_size(index, i), nonempty_size(x, i)) is False and empty is False:
+            raise ShapeError("gather", f"Size does not match at dimension {i} expected index {torch_list(index)} "
+                             f"to be no larger than self {torch_list(x)} apart from dimension {w}",
+                             "RuntimeError", dim=i, shapes=(x, index))
+    return Result.of(index)
+
+
+def take_along_axis(x: Shape, indices: Shape, axis: int | None = -1, *, dialect: Dialect) -> Result:
+    """np.take_along_axis / torch.take_along_dim: index broadcast against x apart from axis."""
+    x, indices = tuple(x), tuple(indices)
+    if dialect.is_torch:
+        if axis is None:
+            return Result.of((numel(indices),))
+        if len(x) != len(indices):
+            raise ShapeError("gather", "torch.take_along_dim(): input and indices should have the same number of "
+                             f"dimensions, but got {len(x)} dimensions for input, and {len(indices)} dimensions "
+                             "for indices", "RuntimeError")
+        w = wrap_torch_dim(axis, len(x))
+        if not x:
+            raise ShapeError("axis", "Dimension specified as 0 but tensor has no dimensions", "IndexError")
+        self_sizes = with_dim(x, w, indices[w])
+        return broadcast_shapes(self_sizes, indices, dialect=dialect)
+    if axis is None:
+        if len(indices) != 1:
+            raise ShapeError("gather", "when axis=None, `indices` must have a single dimension.", "ValueError")
+        return Result.of(indices)
+    ax = normalize_numpy_axis(axis, len(x))
+    if len(x) != len(indices):
+        raise ShapeError("gather", "`indices` and `arr` must have the same number of dimensions", "ValueError")
+    items = []
+    for i, n in enumerate(x):
+        if i == ax:
+            items.append(ArrayIndex(indices, "int64"))
+        else:
+            items.append(ArrayIndex(tuple(n if k == i else 1 for k in range(len(x))), "int64"))
+    return index(x, tuple(items), dialect=dialect)
+
+
 __all__ = ["IntIndex", "SliceIndex", "NoneIndex", "EllipsisIndex", "ArrayIndex", "slice_length", "index",
-           "setitem", "index_is_view"]
+           "setitem", "index_is_view", "gather", "take_along_axis"]

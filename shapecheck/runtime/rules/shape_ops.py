@@ -23,9 +23,10 @@ from typing import Sequence
 
 from ..dialects import Dialect
 from ..dims import (UNKNOWN, Dim, Maybe, Shape, Sym, add, eq, exact_div, floordiv, format_shape, is_known,
-                    is_one, is_zero, mul, numel, product, sub)
+                    is_one, is_zero, le, lt, mul, numel, product, sub)
 from ..verdicts import Result, RuleWarning, ShapeError
 from .broadcast import broadcast_pair, broadcast_shapes
+from .messages import dim_range_error, torch_list
 
 # ---------------------------------------------------------------------------
 # Small shared pieces: axis wrapping, three-valued ordering, message formats.
@@ -36,12 +37,6 @@ def axis_error(axis: int, ndim: int, prefix: str = "") -> ShapeError:
     """NumPy's AxisError, optionally with its ``axis1: `` style prefix."""
     return ShapeError("axis", f"{prefix}axis {axis} is out of bounds for array of dimension {ndim}",
                       "AxisError", dim=axis)
-
-
-def dim_range_error(dim: int, ndim: int) -> ShapeError:
-    """torch's maybe_wrap_dim failure (ndim already at least 1)."""
-    return ShapeError("axis", f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
-                      f"but got {dim})", "IndexError", dim=dim)
 
 
 def normalize_numpy_axis(axis: int, ndim: int, prefix: str = "") -> int:
@@ -70,29 +65,6 @@ def wrap_axis(axis: int, ndim: int, dialect: Dialect, prefix: str = "") -> int:
     return normalize_numpy_axis(axis, ndim, prefix)
 
 
-def le(a: Dim, b: Dim) -> Maybe:
-    """Three-valued ``a <= b`` for sizes (symbols are non-negative)."""
-    if isinstance(a, int) and isinstance(b, int):
-        return a <= b
-    if not is_known(a) or not is_known(b):
-        return None
-    diff = sub(b, a)
-    if isinstance(diff, int):
-        return diff >= 0
-    coeffs = [c for _, c in diff.terms]
-    const = diff.constant()
-    if all(c >= 0 for c in coeffs):
-        return True
-    if all(c <= 0 for c in coeffs) and const < 0:
-        return False
-    return None
-
-
-def lt(a: Dim, b: Dim) -> Maybe:
-    r = le(b, a)
-    return None if r is None else not r
-
-
 def min_dim(a: Dim, b: Dim) -> Dim:
     r = le(a, b)
     if r is True:
@@ -114,11 +86,6 @@ def max_dim(a: Dim, b: Dim) -> Dim:
 def clamp_nonneg(d: Dim) -> Dim:
     """max(d, 0) for a dim that may be a negative difference."""
     return max_dim(d, 0)
-
-
-def torch_list(values: Sequence) -> str:
-    """How ATen prints an IntArrayRef: ``[1, 2]``."""
-    return "[" + ", ".join(str(v) for v in values) + "]"
 
 
 _TORCH_TYPE_NAMES = {
@@ -873,14 +840,14 @@ def vstack(shapes: Sequence[Shape], *, dialect: Dialect) -> Result:
 # ---------------------------------------------------------------------------
 
 
-def _with_dim(shape: Shape, axis: int, size: Dim) -> Shape:
+def with_dim(shape: Shape, axis: int, size: Dim) -> Shape:
     out = list(shape)
     out[axis] = size
     return tuple(out)
 
 
 def _pieces_unknown(shape: Shape, axis: int) -> Result:
-    return Result((_with_dim(shape, axis, UNKNOWN),),
+    return Result((with_dim(shape, axis, UNKNOWN),),
                   (RuleWarning("piece-count-unknown", "the number of pieces depends on a symbolic size"),))
 
 
@@ -923,16 +890,16 @@ def array_split(shape: Shape, sections: int | Sequence[int], axis: int = 0, *, d
         if not isinstance(n, int):
             each = exact_div(n, sections)
             if each is None:
-                return Result(tuple(_with_dim(shape, ax, UNKNOWN) for _ in range(sections)))
-            return Result(tuple(_with_dim(shape, ax, each) for _ in range(sections)))
+                return Result(tuple(with_dim(shape, ax, UNKNOWN) for _ in range(sections)))
+            return Result(tuple(with_dim(shape, ax, each) for _ in range(sections)))
         each, extras = divmod(n, sections)
         sizes = [each + 1] * extras + [each] * (sections - extras)
-        return Result(tuple(_with_dim(shape, ax, s) for s in sizes))
+        return Result(tuple(with_dim(shape, ax, s) for s in sizes))
     points = list(sections)
     if not isinstance(n, int):
-        return Result(tuple(_with_dim(shape, ax, UNKNOWN) for _ in range(len(points) + 1)))
+        return Result(tuple(with_dim(shape, ax, UNKNOWN) for _ in range(len(points) + 1)))
     bounds = [0] + points + [n]
-    return Result(tuple(_with_dim(shape, ax, _python_slice_len(bounds[i], bounds[i + 1], n))
+    return Result(tuple(with_dim(shape, ax, _python_slice_len(bounds[i], bounds[i + 1], n))
                         for i in range(len(points) + 1)))
 
 
@@ -950,15 +917,15 @@ def _split_torch(shape: Shape, size: int | Sequence[int], dim: int) -> Result:
             if is_zero(n) is False:
                 raise ShapeError("split", f"split_size can only be 0 if dimension size is 0, but got dimension "
                                  f"size of {n}", "RuntimeError")
-            return Result((_with_dim(shape, w, 0),))
+            return Result((with_dim(shape, w, 0),))
         if not isinstance(n, int):
             each = exact_div(n, size)
             if each is not None and isinstance(each, int):
-                return Result(tuple(_with_dim(shape, w, size) for _ in range(each)))
+                return Result(tuple(with_dim(shape, w, size) for _ in range(each)))
             return _pieces_unknown(shape, w)
         count = max((n + size - 1) // size, 1)
         last = size - (size * count - n)
-        return Result(tuple(_with_dim(shape, w, size) for _ in range(count - 1)) + (_with_dim(shape, w, last),))
+        return Result(tuple(with_dim(shape, w, size) for _ in range(count - 1)) + (with_dim(shape, w, last),))
     sizes = list(size)
     w = wrap_torch_dim(dim, ndim)
     n = shape[w]
@@ -968,7 +935,7 @@ def _split_torch(shape: Shape, size: int | Sequence[int], dim: int) -> Result:
     if eq(n, sum(sizes)) is False:
         raise ShapeError("split", f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
                          f"size at dimension {dim}), but got split_sizes={torch_list(sizes)}", "RuntimeError")
-    return Result(tuple(_with_dim(shape, w, s) for s in sizes))
+    return Result(tuple(with_dim(shape, w, s) for s in sizes))
 
 
 def chunk(shape: Shape, chunks: int, dim: int = 0, *, dialect: Dialect) -> Result:
@@ -986,11 +953,11 @@ def chunk(shape: Shape, chunks: int, dim: int = 0, *, dialect: Dialect) -> Resul
     if not isinstance(n, int):
         each = exact_div(n, chunks)
         if each is not None:
-            return Result(tuple(_with_dim(shape, w, each) for _ in range(chunks)))
+            return Result(tuple(with_dim(shape, w, each) for _ in range(chunks)))
         return _pieces_unknown(shape, w)
     size = (n + chunks - 1) // chunks
     if size == 0 and n == 0:
-        return Result(tuple(_with_dim(shape, w, 0) for _ in range(chunks)))
+        return Result(tuple(with_dim(shape, w, 0) for _ in range(chunks)))
     return _split_torch(shape, size, w)
 
 
@@ -1031,7 +998,7 @@ def narrow(shape: Shape, dim: int, start: int, length: int, *, dialect: Dialect)
     if le(begin, sub(n, length)) is False:
         raise ShapeError("index", f"start ({begin}) + length ({length}) exceeds dimension size ({n}).",
                          "RuntimeError")
-    return Result.of(_with_dim(shape, w, length))
+    return Result.of(with_dim(shape, w, length))
 
 
 def select(shape: Shape, dim: int, index: int, *, dialect: Dialect) -> Result:
@@ -1064,7 +1031,7 @@ def unfold(shape: Shape, dimension: int, size: int, step: int, *, dialect: Diale
     if ndim == 0:
         return Result.of((size,))
     windows = add(floordiv(sub(shape[d], size), step), 1) if le(size, shape[d]) is True else UNKNOWN
-    return Result.of(_with_dim(shape, d, windows) + (size,))
+    return Result.of(with_dim(shape, d, windows) + (size,))
 
 
 def diagonal(shape: Shape, offset: int = 0, axis1: int = 0, axis2: int = 1, *, dialect: Dialect) -> Result:
@@ -1128,7 +1095,7 @@ def repeat_interleave(shape: Shape, repeats, axis: int | None = None, *, dialect
         target = shape if shape else (1,)
         n = target[ax]
     if isinstance(repeats, int):
-        return Result.of(_with_dim(target, ax, mul(n, repeats)))
+        return Result.of(with_dim(target, ax, mul(n, repeats)))
     reps = list(repeats)
     if len(reps) != 1 and eq(n, len(reps)) is False:
         if dialect.is_torch:
@@ -1137,7 +1104,7 @@ def repeat_interleave(shape: Shape, repeats, axis: int | None = None, *, dialect
         raise ShapeError("argument", f"operands could not be broadcast together with shape ({n},) ({len(reps)},)",
                          "ValueError")
     total: Dim = mul(n, reps[0]) if len(reps) == 1 else sum(reps)
-    return Result.of(_with_dim(target, ax, total))
+    return Result.of(with_dim(target, ax, total))
 
 
 def tile(shape: Shape, reps, *, dialect: Dialect) -> Result:
@@ -1156,69 +1123,13 @@ def tile(shape: Shape, reps, *, dialect: Dialect) -> Result:
 # ---------------------------------------------------------------------------
 
 
-def _nonempty_size(shape: Shape, d: int) -> Dim:
+def nonempty_size(shape: Shape, d: int) -> Dim:
     """ATen's ensure_nonempty_size: a 0-d tensor has size 1 at dim 0; else shape.size(d) (may raise)."""
     if len(shape) == 0:
         return 1
     if d >= len(shape):
         raise dim_range_error(d, len(shape))
     return shape[d]
-
-
-def gather(x: Shape, dim: int, index: Shape, *, dialect: Dialect) -> Result:
-    """torch.gather(x, dim, index): the result has index's shape (numpy: take_along_axis)."""
-    x, index = tuple(x), tuple(index)
-    if dialect.is_numpy:
-        return take_along_axis(x, index, dim, dialect=dialect)
-    w = wrap_torch_dim(dim, len(x))
-    empty = is_zero(numel(index))
-    if empty is True:
-        return Result.of(index)
-    if max(len(x), 1) != max(len(index), 1):
-        if empty is False:
-            raise ShapeError("gather", "Index tensor must have the same number of dimensions as input tensor",
-                             "RuntimeError", shapes=(x, index))
-        return Result.of(index)
-    for i in range(max(len(x), 1)):
-        if i == w:
-            continue
-        if le(_nonempty_size(index, i), _nonempty_size(x, i)) is False and empty is False:
-            raise ShapeError("gather", f"Size does not match at dimension {i} expected index {torch_list(index)} "
-                             f"to be no larger than self {torch_list(x)} apart from dimension {w}",
-                             "RuntimeError", dim=i, shapes=(x, index))
-    return Result.of(index)
-
-
-def take_along_axis(x: Shape, indices: Shape, axis: int | None = -1, *, dialect: Dialect) -> Result:
-    """np.take_along_axis / torch.take_along_dim: index broadcast against x apart from axis."""
-    x, indices = tuple(x), tuple(indices)
-    if dialect.is_torch:
-        if axis is None:
-            return Result.of((numel(indices),))
-        if len(x) != len(indices):
-            raise ShapeError("gather", "torch.take_along_dim(): input and indices should have the same number of "
-                             f"dimensions, but got {len(x)} dimensions for input, and {len(indices)} dimensions "
-                             "for indices", "RuntimeError")
-        w = wrap_torch_dim(axis, len(x))
-        if not x:
-            raise ShapeError("axis", "Dimension specified as 0 but tensor has no dimensions", "IndexError")
-        self_sizes = _with_dim(x, w, indices[w])
-        return broadcast_shapes(self_sizes, indices, dialect=dialect)
-    if axis is None:
-        if len(indices) != 1:
-            raise ShapeError("gather", "when axis=None, `indices` must have a single dimension.", "ValueError")
-        return Result.of(indices)
-    ax = normalize_numpy_axis(axis, len(x))
-    if len(x) != len(indices):
-        raise ShapeError("gather", "`indices` and `arr` must have the same number of dimensions", "ValueError")
-    from .indexing import ArrayIndex, index as index_rule
-    items = []
-    for i, n in enumerate(x):
-        if i == ax:
-            items.append(ArrayIndex(indices, "int64"))
-        else:
-            items.append(ArrayIndex(tuple(n if k == i else 1 for k in range(len(x))), "int64"))
-    return index_rule(x, tuple(items), dialect=dialect)
 
 
 def scatter(x: Shape, dim: int, index: Shape, src: Shape | None = None, *, dialect: Dialect) -> Result:
@@ -1239,7 +1150,7 @@ def scatter(x: Shape, dim: int, index: Shape, src: Shape | None = None, *, diale
     for d in range(self_dims):
         if d == w:
             continue
-        r = le(_nonempty_size(index, d), _nonempty_size(x, d))
+        r = le(nonempty_size(index, d), nonempty_size(x, d))
         if r is False:
             wrong = True
             break
@@ -1247,10 +1158,10 @@ def scatter(x: Shape, dim: int, index: Shape, src: Shape | None = None, *, diale
             wrong = None
     if wrong is False and src is not None:
         for d in range(self_dims):
-            idx_d = _nonempty_size(index, d)
+            idx_d = nonempty_size(index, d)
             if len(src) and d >= len(src) and empty is False:
                 raise dim_range_error(d, len(src))
-            r = le(idx_d, _nonempty_size(src, d))
+            r = le(idx_d, nonempty_size(src, d))
             if r is False:
                 wrong = True
                 break
@@ -1284,7 +1195,7 @@ def index_select(x: Shape, dim: int, index: Shape, *, dialect: Dialect) -> Resul
             raise ShapeError("index", f"index_select(): Index to scalar can have only 1 value, got {count} value(s)",
                              "RuntimeError")
         return Result.of(())
-    return Result.of(_with_dim(x, w, count))
+    return Result.of(with_dim(x, w, count))
 
 
 def _dims_text(values: Sequence[Dim]) -> str:
@@ -1358,6 +1269,6 @@ __all__ = [
     "moveaxis", "T_attr", "matrix_transpose", "squeeze", "unsqueeze", "expand_dims", "expand",
     "broadcast_to", "broadcast_arrays", "concatenate", "stack", "hstack", "vstack", "split",
     "array_split", "chunk", "unbind", "narrow", "select", "unfold", "diagonal", "repeat",
-    "repeat_interleave", "tile", "gather", "take_along_axis", "scatter", "index_select", "index_add",
+    "repeat_interleave", "tile", "scatter", "index_select", "index_add",
     "index_copy",
 ]
