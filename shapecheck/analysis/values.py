@@ -60,6 +60,7 @@ class Alias:
     size is an int; ``contiguous`` is known also for symbolic sizes.
     ``snapshot`` is the binding text when a name was bound to an alias as if
     to a copy (``old = x``) and ``version`` the storage's write count then.
+    ``deps`` are the storages the value was computed from (autograd's graph).
     """
 
     storage: Storage | None
@@ -69,6 +70,7 @@ class Alias:
     contiguous: bool = False
     snapshot: str | None = None
     version: int = 0
+    deps: frozenset = frozenset()  # the storages this value was computed from (for backward)
 
 
 @dataclass(frozen=True)

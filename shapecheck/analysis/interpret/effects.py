@@ -66,7 +66,7 @@ def compose(base: Alias | None, kind: str, repeats: bool = False) -> Alias | Non
         kind = "repeated"
     elif kind == "same":
         kind = base.view
-    return Alias(base.storage, kind, repeats=base.repeats or repeats)
+    return Alias(base.storage, kind, repeats=base.repeats or repeats, deps=base.deps)
 
 
 class Effects:
@@ -74,29 +74,39 @@ class Effects:
 
     # ------------------------------------------------------------------ values
 
-    def fresh(self, value: Value, node: cst.CSTNode, what: str, *,
-              leaf_grad: bool = False) -> Value:
-        """``value`` (an array, or a tuple of them) is new memory made at ``node``."""
+    def fresh(self, value: Value, node: cst.CSTNode, what: str, *, leaf_grad: bool = False,
+              operands: tuple = ()) -> Value:
+        """``value`` (an array, or a tuple of them) is new memory made at ``node`` from the
+        arrays ``operands`` (its autograd dependencies)."""
         if isinstance(value, TupleValue):
-            return TupleValue(tuple(self.fresh(item, node, what) for item in value.items),
-                              value.is_list)
+            return TupleValue(tuple(self.fresh(item, node, what, operands=operands)
+                                    for item in value.items), value.is_list)
         if not isinstance(value, AbstractArray):
             return value
         storage = Storage(id(node), what, leaf_grad=leaf_grad)
         shape = value.shape
         layout = Layout.contiguous(shape) if _concrete(shape) else None
-        return replace(value, alias=Alias(storage, "base", layout, contiguous=True))
+        deps = frozenset({storage.id}).union(*(
+            o.alias.deps for o in operands if isinstance(o, AbstractArray) and o.alias is not None))
+        return replace(value, alias=Alias(storage, "base", layout, contiguous=True, deps=deps))
 
-    def as_view(self, value: Value, base: AbstractArray, kind: str) -> Value:
-        """``value`` views ``base``'s memory (kind as the op table names it)."""
+    def as_view(self, value: Value, base: AbstractArray, kind: str,
+                layout: Layout | None = None) -> Value:
+        """``value`` views ``base``'s memory (kind as the op table names it) at ``layout``."""
         if isinstance(value, TupleValue):
             return TupleValue(tuple(self.as_view(item, base, kind) for item in value.items),
                               value.is_list)
         if not isinstance(value, AbstractArray):
             return value
-        repeats = kind == "repeated" and _certainly_repeats(base.shape, value.shape) or \
-            kind == "readonly" and _certainly_repeats(base.shape, value.shape)
-        return replace(value, alias=compose(base.alias, kind, repeats))
+        if kind in ("repeated", "readonly"):
+            repeats = layout.has_repeated_elements() if layout is not None else \
+                _certainly_repeats(base.shape, value.shape)
+        else:
+            repeats = False
+        alias = compose(base.alias, kind, repeats)
+        if alias is not None and layout is not None and alias.storage is not None:
+            alias = replace(alias, layout=layout)
+        return replace(value, alias=alias)
 
     def storage_name(self, alias: Alias | None, fallback: str = "?") -> str:
         """The name a storage was first bound to (or what made it)."""
@@ -131,7 +141,7 @@ class Effects:
         if name.endswith("_") and not name.startswith("_"):  # written by inplace_op
             return array if isinstance(value, AbstractArray) else value
         if name in _COPIES or name == "astype" and kwargs.get("copy") != ConstValue(False):
-            return self.fresh(value, node, "copy")
+            return self.fresh(value, node, "copy", operands=(array,))
         if name == "astype":
             return self.as_view(value, array, "maybe")
         if name in ("detach", "data"):
@@ -155,7 +165,8 @@ class Effects:
             self.write(out, node, out_node, "out= write")
         if not isinstance(first, AbstractArray):
             grad = kwargs.get("requires_grad") == ConstValue(True) and qualname.startswith("torch.")
-            return self.fresh(value, node, qualname.rsplit(".", 1)[-1], leaf_grad=grad)
+            return self.fresh(value, node, qualname.rsplit(".", 1)[-1], leaf_grad=grad,
+                              operands=tuple(args))
         if qualname in _SAME_STORAGE_CALLS:
             kind = "maybe" if "dtype" in kwargs or len(args) > 1 else "same"
             return self.as_view(value, first, kind)
@@ -167,7 +178,7 @@ class Effects:
         op_name = ("np." if library == "numpy" else "torch.") + name
         spec = self.lookup(op_name, self.dialect_for(first.library))
         if spec is None or spec.inplace:
-            return self.fresh(value, node, name.rsplit(".", 1)[-1])
+            return self.fresh(value, node, name.rsplit(".", 1)[-1], operands=tuple(args))
         return self.by_view_kind(node, spec, first, args[1:], kwargs, value, op_name,
                                  pieces=args if spec.multi_output and qualname.endswith(
                                      ("broadcast_arrays", "broadcast_tensors")) else None)
@@ -185,15 +196,32 @@ class Effects:
         kind = spec.view_kind
         plain = [to_arg(v) for v in rest]
         plain_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
+        layout = None
         if base.shape is not None and FAIL not in plain and FAIL not in plain_kwargs.values():
+            dialect = self.dialect_for(base.library)
+            args = (self.operand(base),) + tuple(plain)
             try:
-                kind = rt_ops.call_view_kind(spec, (array_arg(base),) + tuple(plain),
-                                             plain_kwargs, self.dialect_for(base.library))
+                kind = rt_ops.call_view_kind(spec, args, plain_kwargs, dialect)
             except Exception:  # arguments the op table cannot read: keep the op's own kind
                 kind = spec.view_kind
+            if kind != "none" and isinstance(value, AbstractArray) and _concrete(value.shape):
+                layout = rt_ops.output_layout(spec, args, plain_kwargs, dialect,
+                                              tuple(value.shape))
+        alias = base.alias
+        if kind == "maybe" and alias is not None and alias.layout is not None:
+            # The operand's layout is known, so whether this is a view is decided.
+            kind = "view" if layout is not None else "none"
+        elif kind == "maybe" and alias is not None and alias.contiguous and \
+                alias.view == "base" and spec.name != "astype" and "order" not in kwargs:
+            kind = "view"  # a C-contiguous array reshapes, ravels and flattens without copying
         if kind == "none":
-            return self.fresh(value, node, name.rsplit(".", 1)[-1])
-        return self.as_view(value, base, kind)
+            return self.fresh(value, node, name.rsplit(".", 1)[-1], operands=(base, *rest))
+        return self.as_view(value, base, kind, layout)
+
+    def operand(self, array: AbstractArray) -> rt_ops.ArrayArg:
+        """An array as the op table takes it, with its layout when known."""
+        layout = array.alias.layout if array.alias is not None else None
+        return rt_ops.ArrayArg(tuple(array.shape), array.dtype, layout)
 
     def track_index(self, node: cst.Subscript, base: AbstractArray, items: Any,
                     value: Value) -> Value:
@@ -212,8 +240,11 @@ class Effects:
         if kind == "unknown":
             return value
         if kind == "none":
-            return self.fresh(value, node, "copy")
-        return self.as_view(value, base, kind)
+            return self.fresh(value, node, "copy", operands=(base,))
+        layout = None
+        if base.alias is not None and base.alias.layout is not None:
+            layout = _index_layout(base.alias.layout, items)
+        return self.as_view(value, base, kind, layout)
 
     def written_region(self, base: AbstractArray, items: Any) -> AbstractArray:
         """What ``base[items] = ...`` writes: always base's memory, through the indexed view
@@ -231,7 +262,11 @@ class Effects:
             return replace(region, alias=compose(base.alias, "same"))
         parts = items if isinstance(items, tuple) else (items,)
         advanced = any(isinstance(p, (rt_ops.ArrayArg, list)) for p in parts)
-        return replace(region, alias=compose(base.alias, "same" if advanced else "view"))
+        alias = compose(base.alias, "same" if advanced else "view")
+        if alias is not None and not advanced and base.alias is not None and \
+                base.alias.layout is not None:
+            alias = replace(alias, layout=_index_layout(base.alias.layout, items))
+        return replace(region, alias=alias)
 
     # ------------------------------------------------------------------ events
 
@@ -261,3 +296,11 @@ def _basic_kind(items: Any) -> str:
     if all(isinstance(p, slice) or p is None or p is Ellipsis for p in parts):
         return "view"
     return "unknown"
+
+
+def _index_layout(layout: Layout, items: Any) -> Layout | None:
+    """The layout of a basic index into ``layout``; None when the runtime cannot place it."""
+    try:
+        return layout.index(items)
+    except Exception:  # an index the layout cannot read: the place is unknown, not an error
+        return None

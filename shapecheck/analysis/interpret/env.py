@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
-    Alias,
     AbstractArray,
     ClassValue,
     ConstValue,
@@ -119,8 +118,7 @@ def widen(value: Value) -> Value:
         # Widening forgets sizes, not which memory the array is: loop-carried storage survives.
         alias = value.alias
         if alias is not None:
-            alias = Alias(alias.storage, alias.view, None, alias.repeats, alias.contiguous,
-                          alias.snapshot, alias.version)
+            alias = replace(alias, layout=None)
         return AbstractArray(None, value.dtype, value.library, value.origin, alias=alias)
     if isinstance(value, IntValue):
         return IntValue(UNKNOWN)

@@ -269,7 +269,8 @@ class Expressions:
                 return UNKNOWN_VALUE
             name = {cst.Minus: "__neg__", cst.Plus: "__pos__", cst.BitInvert: "__invert__"}.get(
                 type(node.operator))
-            return self.method_op(node, value, name, [], {}, keep_provenance=True)
+            result = self.method_op(node, value, name, [], {}, keep_provenance=True)
+            return self.fresh(result, node, "result", operands=(value,))
         return UNKNOWN_VALUE
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
@@ -333,7 +334,11 @@ class Expressions:
         if name == "dtype":
             return DtypeValue(array.dtype)
         if name in ("T", "mT"):
-            return self.as_view(self.method_op(node, array, name, [], {}), array, "view")
+            value = self.method_op(node, array, name, [], {})
+            spec = self.lookup(name, self.dialect_for(array.library))
+            if spec is None:
+                return self.as_view(value, array, "view")
+            return self.by_view_kind(node, spec, array, [], {}, value, name)
         if name in ("H", "mH"):
             return self.method_op(node, array, name, [], {})
         if name in ("real", "data") and (name == "data") == (array.library == "torch"):
@@ -431,7 +436,8 @@ class Expressions:
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
         if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
-            return self.array_binary(node, op, left, right, left_node, right_node)
+            result = self.array_binary(node, op, left, right, left_node, right_node)
+            return self.fresh(result, node, "result", operands=(left, right))
         if isinstance(left, IntValue) and isinstance(right, IntValue):
             return _int_arith(op, left.value, right.value)
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
