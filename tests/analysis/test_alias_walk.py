@@ -94,3 +94,68 @@ def test_every_rule_reads_one_list_of_expected_failure_contexts(context):
     plain = code.replace(f"with {context}:", "if True:")
     found = analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())
     assert sorted(f.code for f in found) == ["SC101", "SC302"]
+
+
+MODULE = """
+import torch
+import torch.nn as nn
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    def bump(self):
+        {body}
+
+m = Scale()
+m.bump()
+"""
+
+
+def test_in_place_update_of_a_parameter_in_a_module_method_is_reported():
+    pytest.importorskip("torch")
+    code = MODULE.format(body="self.w += 1")
+    assert codes(code) == [(11, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        run(code)
+
+
+def test_parameter_update_under_no_grad_in_a_module_method_is_fine():
+    pytest.importorskip("torch")
+    code = MODULE.format(body="with torch.no_grad():\n            self.w += 1")
+    assert codes(code) == []
+    assert run(code)["m"].w.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_leaf_written_through_a_helper_is_reported_at_the_call():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    def step(p):
+        p.sub_(0.1)
+
+    w = torch.ones(3, requires_grad=True)
+    step(w)
+    """
+    assert codes(code) == [(8, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        run(code)
+
+
+def test_helper_called_under_no_grad_is_fine():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    def step(p):
+        p.sub_(0.1)
+
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        step(w)
+    step(w.detach())
+    """
+    assert codes(code) == []
+    assert run(code)["w"].tolist() == pytest.approx([0.8, 0.8, 0.8])

@@ -222,6 +222,12 @@ class Calls:
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics
+        if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            # A leaf tensor on the same data; its shape is the data's.
+            data = args[0] if args else kwargs.get("data")
+            if isinstance(data, AbstractArray):
+                return replace(data, library="torch", origin=self.origin(node), requires_grad=True)
+            return AbstractArray(None, None, "torch", self.origin(node), requires_grad=True)
         if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
             kind = name[3:]
             if kind in LAYER_KINDS or kind in LOSS_LAYERS:

@@ -65,6 +65,12 @@ _EXCEPTION_PARENTS = {
 }
 
 
+def disables_grad(item: cst.BaseExpression) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode()`` (as a context or a decorator)."""
+    func = item.func if isinstance(item, cst.Call) else item
+    return callee_name(func) in ("no_grad", "inference_mode")
+
+
 def callee_name(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Name):
         return node.value
@@ -112,6 +118,9 @@ class Context:
             shape_comments(source) if "shape:" in source else ({}, {}))
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
         self.storage_names: dict[int, str] = {}  # storage id -> the first name bound to it
+        self.grad_storages: set[int] = set()  # leaves that require grad
+        self.saved_writes: dict[int, tuple] = {}  # saved-for-backward storage -> (write, op)
+        self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
 
     def run(self) -> list[Finding]:
         self.exec_block(self.module.body)
@@ -163,7 +172,8 @@ class Context:
         text = " ".join(text.split())
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
-    def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None) -> None:
+    def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
+               related: tuple = ()) -> None:
         if self.suppress:
             return
         if exc_type is not None and any(_catches(c, exc_type) for c in self.caught):
@@ -177,10 +187,12 @@ class Context:
             sink = self.capture[-1]
             if key not in sink:
                 sink[key] = (Finding(path=self.path, span=span, code=code, name=spec.name,
-                                     severity=spec.severity, message=message), exc_type)
+                                     severity=spec.severity, message=message,
+                                     related=related), exc_type)
         elif key not in self.findings:
             self.findings[key] = Finding(path=self.path, span=span, code=code, name=spec.name,
-                                         severity=spec.severity, message=message)
+                                         severity=spec.severity, message=message,
+                                         related=related)
 
     def emit_at_call(self, node: cst.CSTNode, where: str, captured: dict) -> None:
         """Findings a callee has only with this call's arguments are reported at the call."""

@@ -22,7 +22,11 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dims import eq, format_shape
 from ...runtime.layout import Layout
-from ..rules.aliasing import write_to_broadcast_view_message
+from ..rules.aliasing import (
+    leaf_inplace_message,
+    saved_output_inplace_message,
+    write_to_broadcast_view_message,
+)
 from ..values import Alias, AbstractArray, ConstValue, ModuleRef, Storage, TupleValue, Value
 from ...runtime.rules import indexing as rt_indexing
 from .operands import FAIL, array_arg, rule_index_items, to_arg
@@ -84,10 +88,14 @@ class Effects:
         if not isinstance(value, AbstractArray):
             return value
         storage = Storage(id(node), what, leaf_grad=leaf_grad)
+        if leaf_grad:
+            self.grad_storages.add(storage.id)
         shape = value.shape
         layout = Layout.contiguous(shape) if _concrete(shape) else None
+        # Under no_grad a result is cut from autograd's graph: it depends on nothing.
         deps = frozenset({storage.id}).union(*(
-            o.alias.deps for o in operands if isinstance(o, AbstractArray) and o.alias is not None))
+            o.alias.deps for o in operands if isinstance(o, AbstractArray) and o.alias is not None
+            and not self.no_grad))
         return replace(value, alias=Alias(storage, "base", layout, contiguous=True, deps=deps))
 
     def as_view(self, value: Value, base: AbstractArray, kind: str,
@@ -107,6 +115,39 @@ class Effects:
         if alias is not None and layout is not None and alias.storage is not None:
             alias = replace(alias, layout=layout)
         return replace(value, alias=alias)
+
+    def needs_grad(self, value: Value) -> bool:
+        """autograd records ops on this value: it requires grad, or was computed from a leaf
+        that does (outside no_grad)."""
+        if not isinstance(value, AbstractArray) or self.no_grad:
+            return False
+        alias = value.alias
+        return value.requires_grad or alias is not None and bool(alias.deps & self.grad_storages)
+
+    def with_storage(self, value: Value, **facts: Any) -> Value:
+        """The same value in the same memory, with other storage facts (leaf, saved by)."""
+        if not isinstance(value, AbstractArray) or value.alias is None or \
+                value.alias.storage is None:
+            return value
+        return replace(value, alias=replace(value.alias,
+                                            storage=replace(value.alias.storage, **facts)))
+
+    def saved_for_backward(self, value: Value, spec: rt_ops.OpSpec | None, operand: Value,
+                           name: str) -> Value:
+        """A torch op whose output autograd keeps for backward (sigmoid, exp, relu, ...)."""
+        if spec is None or not spec.saves_output or not self.needs_grad(operand):
+            return value
+        return self.with_storage(value, saved_by=name.rsplit(".", 1)[-1])
+
+    def backward(self, node: cst.CSTNode, value: Value) -> None:
+        """``loss.backward()``: every saved output written in place since is read again."""
+        if not isinstance(value, AbstractArray) or value.alias is None:
+            return
+        for storage_id, (inplace_node, op) in list(self.saved_writes.items()):
+            if storage_id in value.alias.deps:
+                line = self.line(node)
+                self.report("SC307", inplace_node, saved_output_inplace_message(op, line),
+                            "RuntimeError", related=((self.path, line),))
 
     def storage_name(self, alias: Alias | None, fallback: str = "?") -> str:
         """The name a storage was first bound to (or what made it)."""
@@ -138,6 +179,17 @@ class Effects:
         if name in NUMPY_INPLACE_METHODS and array.library == "numpy":
             self.write(array, node, receiver, f".{name}()")
             return value
+        if name == "requires_grad_":
+            flag = args[0] if args else kwargs.get("requires_grad", ConstValue(True))
+            alias = array.alias
+            if flag == ConstValue(True) and alias is not None and alias.view == "base" and \
+                    alias.storage is not None:
+                self.grad_storages.add(alias.storage.id)
+                return replace(self.with_storage(array, leaf_grad=True), requires_grad=True)
+            return array
+        if name == "backward":
+            self.backward(node, array)
+            return value
         if name.endswith("_") and not name.startswith("_"):  # written by inplace_op
             return array if isinstance(value, AbstractArray) else value
         if name in _COPIES or name == "astype" and kwargs.get("copy") != ConstValue(False):
@@ -145,16 +197,34 @@ class Effects:
         if name == "astype":
             return self.as_view(value, array, "maybe")
         if name in ("detach", "data"):
-            return self.as_view(value, array, "view")
+            return self.detached(value, array)
         dialect = self.dialect_for(array.library)
         spec = self.lookup(name, dialect)
         if spec is None:
             return value
-        return self.by_view_kind(node, spec, array, args, kwargs, value, name)
+        result = self.by_view_kind(node, spec, array, args, kwargs, value, name)
+        return self.saved_for_backward(result, spec, array, name)
+
+    def detached(self, value: Value, array: AbstractArray) -> Value:
+        """``x.detach()`` / ``x.data``: the same memory, outside autograd's graph."""
+        value = self.as_view(value, array, "view")
+        if isinstance(value, AbstractArray) and value.alias is not None:
+            storage = value.alias.storage
+            value = replace(value, requires_grad=False, alias=replace(
+                value.alias, deps=frozenset(),
+                storage=replace(storage, leaf_grad=False, saved_by=None) if storage else None))
+        return value
 
     def track_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                       value: Value) -> Value:
         first = args[0] if args else None
+        if qualname in ("torch.autograd.grad", "torch.autograd.backward"):
+            self.backward(node, first)
+            return value
+        if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            off = kwargs.get("requires_grad") == ConstValue(False) or \
+                len(args) > 1 and args[1] == ConstValue(False)
+            return self.fresh(value, node, "parameter", leaf_grad=not off)
         if qualname == "numpy.copyto" and isinstance(first, AbstractArray):
             self.write(first, node, node.args[0].value, "np.copyto")
             return value
@@ -175,13 +245,24 @@ class Effects:
         if qualname == "numpy.array" and kwargs.get("copy") == ConstValue(False):
             return self.as_view(value, first, "same")
         library, _, name = qualname.partition(".")
-        op_name = ("np." if library == "numpy" else "torch.") + name
-        spec = self.lookup(op_name, self.dialect_for(first.library))
+        candidates = [("np." if library == "numpy" else "torch.") + name]
+        if name.startswith("nn.functional."):
+            candidates = ["F." + name[len("nn.functional."):], "torch." + name]
+        dialect = self.dialect_for(first.library)
+        op_name = next((c for c in candidates if self.lookup(c, dialect) is not None),
+                       candidates[0])
+        spec = self.lookup(op_name, dialect)
         if spec is None or spec.inplace:
-            return self.fresh(value, node, name.rsplit(".", 1)[-1], operands=tuple(args))
-        return self.by_view_kind(node, spec, first, args[1:], kwargs, value, op_name,
-                                 pieces=args if spec.multi_output and qualname.endswith(
-                                     ("broadcast_arrays", "broadcast_tensors")) else None)
+            result = self.fresh(value, node, name.rsplit(".", 1)[-1], operands=tuple(args))
+        else:
+            result = self.by_view_kind(node, spec, first, args[1:], kwargs, value, op_name,
+                                       pieces=args if spec.multi_output and qualname.endswith(
+                                           ("broadcast_arrays", "broadcast_tensors")) else None)
+        if library == "torch" and kwargs.get("inplace") != ConstValue(True):
+            # What autograd saves is a property of the op, whichever namespace spells it.
+            short = name.rsplit(".", 1)[-1]
+            result = self.saved_for_backward(result, self.lookup(short, dialect), first, short)
+        return result
 
     def by_view_kind(self, node: cst.CSTNode, spec: rt_ops.OpSpec, base: AbstractArray,
                      rest: list, kwargs: dict, value: Value, name: str,
@@ -276,6 +357,14 @@ class Effects:
         if not isinstance(target, AbstractArray) or target.alias is None:
             return
         self.check_write_target(target, node, op)
+        storage = target.alias.storage
+        if storage is None:
+            return
+        if storage.saved_by is not None:
+            self.saved_writes[storage.id] = (node, storage.saved_by)
+        if storage.leaf_grad and not self.no_grad:
+            self.report("SC307", node, leaf_inplace_message(
+                op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
 
     def check_write_target(self, target: AbstractArray, node: cst.CSTNode, op: str) -> None:
         """SC302: the written view is read-only, or reaches one element at several indices."""

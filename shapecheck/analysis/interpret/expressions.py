@@ -343,7 +343,8 @@ class Expressions:
             return self.method_op(node, array, name, [], {})
         if name in ("real", "data") and (name == "data") == (array.library == "torch"):
             value = array.derived(array.shape, array.origin, tail=array.tail)
-            return self.as_view(value, array, "view")
+            return self.detached(value, array) if name == "data" else \
+                self.as_view(value, array, "view")
         if name in ("real", "imag", "data", "grad"):
             return array.derived(array.shape, array.origin, tail=array.tail)
         if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):

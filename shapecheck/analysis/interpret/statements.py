@@ -25,7 +25,7 @@ from ..values import (
     Value,
     dims_of,
 )
-from .context import callee_name, expects_failure
+from .context import callee_name, disables_grad, expects_failure
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, literal_shape, rule_index_items
@@ -262,6 +262,7 @@ class Statements:
 
     def stmt_With(self, node: cst.With) -> None:
         expects_error = False
+        no_grad = any(disables_grad(item.item) for item in node.items)
         for item in node.items:
             value = self.eval(item.item)
             if expects_failure(item.item):
@@ -269,12 +270,16 @@ class Statements:
             if item.asname is not None:
                 self.assign(item.asname.name, value if isinstance(value, AbstractArray) else UNKNOWN_VALUE,
                             item.item)
-        if expects_error:  # the code says it expects the failure: not a finding
-            with self.suppressed():
-                self.exec_block(node.body.body)
-            self.flow = None
-            return
-        self.exec_block(node.body.body)
+        self.no_grad += no_grad
+        try:
+            if expects_error:  # the code says it expects the failure: not a finding
+                with self.suppressed():
+                    self.exec_block(node.body.body)
+                self.flow = None
+                return
+            self.exec_block(node.body.body)
+        finally:
+            self.no_grad -= no_grad
 
     def stmt_Match(self, node: cst.CSTNode) -> None:
         self.eval(node.subject)
@@ -299,6 +304,7 @@ class Statements:
             owner = self.eval(target.value)
             if isinstance(owner, InstanceValue):
                 owner.attrs[target.attr.value] = value
+                self.bind_name(self.text(target), value)
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":

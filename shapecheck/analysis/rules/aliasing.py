@@ -346,3 +346,17 @@ def write_to_broadcast_view_message(op: str, view: str, name: str, library: str,
               "numpy writes every element that shares the memory (and warns)")
     return (f"{op} into a broadcast view of {name!r} with shape {shape} in which elements "
             f"repeat: {effect}; materialize it with .clone()/.copy() first")
+
+
+def leaf_inplace_message(op: str, through_view: bool, name: str) -> str:
+    """SC307: an in-place write into a leaf tensor that requires grad."""
+    return (f"in-place {op} on {'a view of ' if through_view else ''}leaf tensor {name!r}, which "
+            "requires grad: torch raises \"a leaf Variable that requires grad is being used in an "
+            "in-place operation.\"; wrap it in torch.no_grad() or write out of place")
+
+
+def saved_output_inplace_message(op: str, backward_line: int) -> str:
+    """SC307: an in-place write into an output autograd saved, read again by backward."""
+    return (f"in-place write into the output of {op}(), which autograd saved for backward; "
+            f".backward() at line {backward_line} raises \"one of the variables needed for "
+            "gradient computation has been modified by an inplace operation\"; write out of place")
