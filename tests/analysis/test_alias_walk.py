@@ -159,3 +159,22 @@ def test_helper_called_under_no_grad_is_fine():
     """
     assert codes(code) == []
     assert run(code)["w"].tolist() == pytest.approx([0.8, 0.8, 0.8])
+
+
+def test_overlapping_in_place_op_through_a_helper_is_reported_at_the_call():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    def accumulate(dst, src):
+        dst.add_(src)
+
+    m = torch.ones(4, 4)
+    accumulate(m[0:2], m[2:4])
+    accumulate(m[1:3], m[0:2])
+    """
+    assert codes(code) == [(9, "SC303")]
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        run(code)
+    # The disjoint halves alone run fine.
+    assert run(code.split("    accumulate(m[1:3]")[0])["m"].sum().item() == 24

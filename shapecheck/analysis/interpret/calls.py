@@ -478,7 +478,8 @@ class Calls:
         """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
         if name not in NOT_DATA_WRITES:
             self.write(target, node, target_node,
-                       "augmented assignment" if name.startswith("__") else f".{name}()")
+                       "augmented assignment" if name.startswith("__") else f".{name}()",
+                       tuple(v for v, _ in others))
         if target.shape is None:
             return
         dialect = self.dialect_for(target.library)

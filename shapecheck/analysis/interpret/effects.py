@@ -21,9 +21,10 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ...runtime.dims import eq, format_shape
-from ...runtime.layout import Layout
+from ...runtime.layout import Layout, torch_overlap_status
 from ..rules.aliasing import (
     leaf_inplace_message,
+    overlapping_inplace_message,
     saved_output_inplace_message,
     write_to_broadcast_view_message,
 )
@@ -226,13 +227,13 @@ class Effects:
                 len(args) > 1 and args[1] == ConstValue(False)
             return self.fresh(value, node, "parameter", leaf_grad=not off)
         if qualname == "numpy.copyto" and isinstance(first, AbstractArray):
-            self.write(first, node, node.args[0].value, "np.copyto")
+            self.write(first, node, node.args[0].value, "np.copyto", tuple(args[1:2]))
             return value
         out = kwargs.get("out")
         if isinstance(out, AbstractArray):
             out_node = next(a.value for a in node.args if a.keyword is not None
                             and a.keyword.value == "out")
-            self.write(out, node, out_node, "out= write")
+            self.write(out, node, out_node, "out= write", tuple(args))
         if not isinstance(first, AbstractArray):
             grad = kwargs.get("requires_grad") == ConstValue(True) and qualname.startswith("torch.")
             return self.fresh(value, node, qualname.rsplit(".", 1)[-1], leaf_grad=grad,
@@ -352,11 +353,13 @@ class Effects:
     # ------------------------------------------------------------------ events
 
     def write(self, target: Value, node: cst.CSTNode, writer: cst.CSTNode | None,
-              op: str) -> None:
-        """``target`` is written in place at ``node``."""
+              op: str, reads: tuple = ()) -> None:
+        """``target`` is written in place at ``node``, computed from the values ``reads``."""
         if not isinstance(target, AbstractArray) or target.alias is None:
             return
         self.check_write_target(target, node, op)
+        for value in reads:
+            self.check_overlap(target, value, node)
         storage = target.alias.storage
         if storage is None:
             return
@@ -365,6 +368,22 @@ class Effects:
         if storage.leaf_grad and not self.no_grad:
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
+
+    def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode) -> None:
+        """SC303: torch refuses an in-place op whose input partially overlaps its output."""
+        if not isinstance(read, AbstractArray) or read.alias is None or \
+                written.library != "torch" or read.library != "torch" or \
+                self.dialect_for("torch").legacy:
+            return
+        a, b = written.alias, read.alias
+        if a.storage is None or b.storage is None or a.storage.id != b.storage.id or \
+                a.layout is None or b.layout is None:
+            return
+        if torch_overlap_status(a.layout, b.layout) != "partial":
+            return
+        self.report("SC303", node, overlapping_inplace_message(
+            format_shape(a.layout.shape), self.storage_name(a), format_shape(b.layout.shape)),
+            "RuntimeError")
 
     def check_write_target(self, target: AbstractArray, node: cst.CSTNode, op: str) -> None:
         """SC302: the written view is read-only, or reaches one element at several indices."""

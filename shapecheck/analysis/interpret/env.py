@@ -94,6 +94,22 @@ def specialization_key(value: Value) -> Any:
         return id(value)
 
 
+def sharing_key(values: list) -> tuple:
+    """Which arguments share memory, and where in it: a callee's overlap checks depend on it.
+    Argument positions stand in for storage ids, so calls with unrelated arrays share one
+    specialization."""
+    first: dict[int, int] = {}
+    out = []
+    for i, value in enumerate(values):
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is None or alias.storage is None:
+            continue
+        j = first.setdefault(alias.storage.id, i)
+        if j != i:
+            out.append((i, j, alias.layout, values[j].alias.layout))
+    return tuple(out)
+
+
 def join_envs(a: dict, b: dict) -> dict:
     if a is b:
         return dict(a)

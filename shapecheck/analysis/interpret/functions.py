@@ -21,7 +21,7 @@ from ..values import (
     join_values,
 )
 from .context import disables_grad
-from .env import Frame, Scope, is_informative, specialization_key
+from .env import Frame, Scope, is_informative, sharing_key, specialization_key
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 
 
@@ -56,7 +56,7 @@ class Functions:
         # Grad mode is dynamic: the callee runs under the caller's no_grad.
         key = (id(func), tuple(specialization_key(a) for a in args),
                tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())),
-               self.no_grad > 0)
+               self.no_grad > 0, sharing_key(list(args) + list(kwargs.values())))
         if key not in self.summaries:
             if self.specializations >= MAX_SPECIALIZATIONS:
                 return self.function_summary(func)

@@ -348,7 +348,8 @@ class Statements:
             return
         items = self.index_items(target)
         # The write lands in base's memory, through a view when the index is basic.
-        self.write(self.written_region(base, items), source, target.value, "assignment")
+        self.write(self.written_region(base, items), source, target.value, "assignment",
+                   (value,))
         if items is None or base.shape is None:
             return
         val_arg = self.to_arg(value)

@@ -360,3 +360,11 @@ def saved_output_inplace_message(op: str, backward_line: int) -> str:
     return (f"in-place write into the output of {op}(), which autograd saved for backward; "
             f".backward() at line {backward_line} raises \"one of the variables needed for "
             "gradient computation has been modified by an inplace operation\"; write out of place")
+
+
+def overlapping_inplace_message(written: str, name: str, read: str) -> str:
+    """SC303: an in-place torch write reads a different view that overlaps it."""
+    return (f"in-place write into {written} view of {name!r} reads an overlapping different view "
+            f"{read} of the same memory: torch raises \"unsupported operation: some elements of "
+            "the input tensor and the written-to tensor refer to a single memory location\"; "
+            ".clone() the input")
