@@ -178,3 +178,17 @@ def test_overlapping_in_place_op_through_a_helper_is_reported_at_the_call():
         run(code)
     # The disjoint halves alone run fine.
     assert run(code.split("    accumulate(m[1:3]")[0])["m"].sum().item() == 24
+
+
+def test_write_into_a_masked_copy_inside_a_helper_is_reported_at_the_call():
+    code = """
+    import numpy as np
+
+    def clear_first(a, mask):
+        a[mask][0] = 0
+
+    a = np.ones(4)
+    clear_first(a, a > 0)
+    """
+    assert codes(code) == [(8, "SC301")]
+    assert run(code)["a"].tolist() == [1.0, 1.0, 1.0, 1.0]  # the write went into a copy

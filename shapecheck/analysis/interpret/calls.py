@@ -477,6 +477,10 @@ class Calls:
                    name: str, kwargs: dict | None = None) -> None:
         """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
         if name not in NOT_DATA_WRITES:
+            if not name.startswith("__"):
+                self.check_write_to_copy(target_node, node, f".{name}()")
+            elif isinstance(target_node, cst.Subscript):  # x[i] += 1 is x[i]'s own setitem
+                self.check_write_to_copy(target_node.value, node, "assignment")
             self.write(target, node, target_node,
                        "augmented assignment" if name.startswith("__") else f".{name}()",
                        tuple(v for v, _ in others))

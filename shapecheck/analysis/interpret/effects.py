@@ -24,6 +24,7 @@ from ...runtime.dims import eq, format_shape
 from ...runtime.layout import Layout, torch_overlap_status
 from ..rules.aliasing import (
     leaf_inplace_message,
+    write_to_copy_message,
     overlapping_inplace_message,
     saved_output_inplace_message,
     write_to_broadcast_view_message,
@@ -178,6 +179,7 @@ class Effects:
                      kwargs: dict, value: Value) -> Value:
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else node.func
         if name in NUMPY_INPLACE_METHODS and array.library == "numpy":
+            self.check_write_to_copy(receiver, node, f".{name}()")
             self.write(array, node, receiver, f".{name}()")
             return value
         if name == "requires_grad_":
@@ -227,6 +229,7 @@ class Effects:
                 len(args) > 1 and args[1] == ConstValue(False)
             return self.fresh(value, node, "parameter", leaf_grad=not off)
         if qualname == "numpy.copyto" and isinstance(first, AbstractArray):
+            self.check_write_to_copy(node.args[0].value, node, "np.copyto")
             self.write(first, node, node.args[0].value, "np.copyto", tuple(args[1:2]))
             return value
         out = kwargs.get("out")
@@ -322,6 +325,8 @@ class Effects:
         if kind == "unknown":
             return value
         if kind == "none":
+            if _certainly_advanced(items):
+                self.copies.add(id(node))
             return self.fresh(value, node, "copy", operands=(base,))
         layout = None
         if base.alias is not None and base.alias.layout is not None:
@@ -369,6 +374,24 @@ class Effects:
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
 
+    def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str) -> None:
+        """SC301: the write goes, through plain views, into the result of advanced indexing: a
+        copy that is dropped at once."""
+        while True:
+            if isinstance(expr, cst.Subscript):
+                if id(expr) in self.copies:
+                    self.report("SC301", node, write_to_copy_message(
+                        op, self.text(expr), self.text(expr.value)))
+                    return
+                expr = expr.value
+            elif isinstance(expr, cst.Attribute) and rt_ops.writes_reach_input(expr.attr.value):
+                expr = expr.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                    rt_ops.writes_reach_input(expr.func.attr.value):
+                expr = expr.func.value
+            else:
+                return
+
     def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode) -> None:
         """SC303: torch refuses an in-place op whose input partially overlaps its output."""
         if not isinstance(read, AbstractArray) or read.alias is None or \
@@ -412,3 +435,11 @@ def _index_layout(layout: Layout, items: Any) -> Layout | None:
         return layout.index(items)
     except Exception:  # an index the layout cannot read: the place is unknown, not an error
         return None
+
+
+def _certainly_advanced(items: Any) -> bool:
+    """An index with a list or an array of known rank (or a boolean mask): advanced indexing,
+    which copies."""
+    parts = items if isinstance(items, tuple) else (items,)
+    return any(isinstance(p, list) or isinstance(p, rt_ops.ArrayArg) and (
+        p.dtype == "bool" or len(p.shape) > 0) for p in parts)

@@ -342,6 +342,7 @@ class Statements:
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
         base = self.eval(target.value)
+        self.check_write_to_copy(target.value, source, "assignment")
         if not isinstance(base, AbstractArray):
             self.index_items(target)
             self.forget_list(target.value)

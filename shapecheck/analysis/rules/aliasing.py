@@ -368,3 +368,9 @@ def overlapping_inplace_message(written: str, name: str, read: str) -> str:
             f"{read} of the same memory: torch raises \"unsupported operation: some elements of "
             "the input tensor and the written-to tensor refer to a single memory location\"; "
             ".clone() the input")
+
+
+def write_to_copy_message(op: str, copy: str, base: str) -> str:
+    """SC301: a write into the result of advanced indexing, which is a temporary copy."""
+    return (f"{op} into {copy}, which is a copy (advanced or boolean indexing), so {base} is not "
+            f"changed; index once: {base}[...] = value")
