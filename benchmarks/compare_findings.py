@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -55,8 +56,9 @@ def export(commit: str, into: Path) -> Path:
     return into
 
 
-def lint(tree: Path, extra: list[Path], jobs: int) -> dict[tuple, dict]:
-    """Findings of the code in ``tree`` on its samples, its rule examples and ``extra``."""
+def lint(tree: Path, extra: list[Path], jobs: int) -> tuple[dict[tuple, dict], float]:
+    """Findings of the code in ``tree`` on its samples, its rule examples and ``extra``, and
+    the wall time the lint runs took."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     examples = tree / "_rule_examples"
     subprocess.run([sys.executable, "-c", _WRITE_EXAMPLES, str(examples)], cwd=tree, env=env,
@@ -64,12 +66,15 @@ def lint(tree: Path, extra: list[Path], jobs: int) -> dict[tuple, dict]:
     findings: dict[tuple, dict] = {}
     targets = [("samples", tree / "samples"), ("examples", examples)]
     targets += [(str(p), p) for p in extra]
+    spent = 0.0
     for label, path in targets:
         if not path.exists():
             continue
+        start = time.perf_counter()
         run = subprocess.run([sys.executable, "-m", "shapecheck", "lint", "-f", "json", "--no-cache",
                               "-j", str(jobs), str(path)], cwd=tree, env=env,
                              capture_output=True, text=True)
+        spent += time.perf_counter() - start
         try:
             items = json.loads(run.stdout or "[]")
         except json.JSONDecodeError:
@@ -79,7 +84,7 @@ def lint(tree: Path, extra: list[Path], jobs: int) -> dict[tuple, dict]:
                 os.path.relpath(os.path.join(tree, item["path"]), path)
             key = (f"{label}/{rel}", item["line"], item["code"])
             findings.setdefault(key, item)
-    return findings
+    return findings, spent
 
 
 def main() -> int:
@@ -91,8 +96,8 @@ def main() -> int:
     args = parser.parse_args()
     extra = [p.resolve() for p in args.dirs]
     with tempfile.TemporaryDirectory(prefix="compare-findings-") as tmp:
-        before = lint(export(args.a, Path(tmp) / "a"), extra, args.jobs)
-        after = lint(export(args.b, Path(tmp) / "b"), extra, args.jobs)
+        before, time_a = lint(export(args.a, Path(tmp) / "a"), extra, args.jobs)
+        after, time_b = lint(export(args.b, Path(tmp) / "b"), extra, args.jobs)
     lost = sorted(set(before) - set(after))
     new = sorted(set(after) - set(before))
     changed = sorted(k for k in set(before) & set(after)
@@ -107,6 +112,8 @@ def main() -> int:
               f"\n    + {after[key]['message'][:160]}")
     codes = sorted({k[2] for k in before} | {k[2] for k in after})
     print(f"total: {len(before)} -> {len(after)}")
+    print(f"lint wall time: {time_a:.1f}s -> {time_b:.1f}s (ratio {time_b / max(time_a, 1e-9):.2f}; "
+          "same machine, same run)")
     for code in codes:
         a = Counter(k[2] for k in before)[code]
         b = Counter(k[2] for k in after)[code]
