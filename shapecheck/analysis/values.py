@@ -71,6 +71,8 @@ class Alias:
     snapshot: str | None = None
     version: int = 0
     deps: frozenset = frozenset()  # the storages this value was computed from (for backward)
+    binder: str | None = None  # the name the value was bound to (its own writes are not stale)
+    snapshot_node: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -239,11 +241,21 @@ def join_dims(a: Dim, b: Dim) -> Dim:
     return a if eq(a, b) is True else UNKNOWN
 
 
+def join_alias(a: Alias | None, b: Alias | None) -> Alias | None:
+    """Paths that disagree on the storage or the view kind leave both unknown; two snapshots
+    of one binding keep the older one (it is stale the soonest)."""
+    if a is None or b is None:
+        return None
+    if replace(a, version=0, snapshot_node=None) == replace(b, version=0, snapshot_node=None):
+        return a if a.version <= b.version else b
+    return None
+
+
 def join_values(a: Value, b: Value) -> Value:
     """The value a name has after two control-flow paths meet: what both agree on."""
     if isinstance(a, AbstractArray) and isinstance(b, AbstractArray) and a.alias != b.alias:
-        # Paths that disagree on the storage or the view kind leave both unknown.
-        a, b = replace(a, alias=None), replace(b, alias=None)
+        alias = join_alias(a.alias, b.alias)
+        a, b = replace(a, alias=alias), replace(b, alias=alias)
     if a is b or a == b:
         return a
     if isinstance(a, AbstractArray) and isinstance(b, AbstractArray):

@@ -192,3 +192,41 @@ def test_write_into_a_masked_copy_inside_a_helper_is_reported_at_the_call():
     """
     assert codes(code) == [(8, "SC301")]
     assert run(code)["a"].tolist() == [1.0, 1.0, 1.0, 1.0]  # the write went into a copy
+
+
+def test_snapshot_of_an_attribute_goes_stale_through_another_method():
+    code = """
+    import numpy as np
+
+    class Descent:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def step(self):
+            self.w -= 0.5
+
+        def change(self):
+            prev = self.w
+            self.step()
+            return np.abs(self.w - prev).max()
+
+    change = Descent().change()
+    """
+    assert codes(code) == [(12, "SC304")]
+    assert run(code)["change"] == 0.0  # prev moved with self.w: no change is ever seen
+
+
+def test_snapshot_goes_stale_through_a_helper_that_writes_its_argument():
+    code = """
+    import numpy as np
+
+    def decay(a):
+        a *= 0.5
+
+    x = np.ones(3)
+    old = x
+    decay(x)
+    delta = old - x
+    """
+    assert codes(code) == [(8, "SC304")]
+    assert run(code)["delta"].tolist() == [0.0, 0.0, 0.0]

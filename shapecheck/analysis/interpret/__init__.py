@@ -32,7 +32,7 @@ from .statements import Statements
 
 
 # Alias codes this walk reports itself; the rest still come from analysis/aliasing.py.
-PORTED_ALIAS_CODES = frozenset({"SC301", "SC302", "SC303", "SC307"})
+PORTED_ALIAS_CODES = frozenset({"SC301", "SC302", "SC303", "SC304", "SC307"})
 
 
 class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,

@@ -120,6 +120,9 @@ class Context:
         self.storage_names: dict[int, str] = {}  # storage id -> the first name bound to it
         self.grad_storages: set[int] = set()  # leaves that require grad
         self.saved_writes: dict[int, tuple] = {}  # saved-for-backward storage -> (write, op)
+        self.versions: dict[int, int] = {}  # storage id -> how many writes it has seen
+        self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
+        self.metadata_read = False
         self.copies: set[int] = set()  # subscripts that certainly copy (advanced indexing)
         self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
 

@@ -21,9 +21,11 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ...runtime.dims import eq, format_shape
-from ...runtime.layout import Layout, torch_overlap_status
+from ...runtime.layout import Layout, overlap, torch_overlap_status
+from ..imports import canonical, dotted_name
 from ..rules.aliasing import (
     leaf_inplace_message,
+    stale_alias_message,
     write_to_copy_message,
     overlapping_inplace_message,
     saved_output_inplace_message,
@@ -33,6 +35,9 @@ from ..values import Alias, AbstractArray, ConstValue, ModuleRef, Storage, Tuple
 from ...runtime.rules import indexing as rt_indexing
 from .operands import FAIL, array_arg, rule_index_items, to_arg
 
+# Attributes that describe an array without reading its elements.
+METADATA = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "flags",
+                      "strides", "is_leaf", "requires_grad", "layout", "names"})
 # torch methods ending in "_" that change flags, not data.
 NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
@@ -161,6 +166,73 @@ class Effects:
         alias = value.alias if isinstance(value, AbstractArray) else None
         if alias is not None and alias.storage is not None and alias.view == "base":
             self.storage_names.setdefault(alias.storage.id, name)
+
+    def bind_snapshot(self, target: cst.Name, value: Value, source: cst.CSTNode) -> Value:
+        """A name is bound to an array; a copy-looking binding of an alias (``old = x``,
+        ``prev = w[:]``, ``x.detach()``) becomes a snapshot at the storage's write count."""
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is None or alias.storage is None:
+            return value
+        name = target.value
+        if alias.view in ("base", "view") and self.looks_like_copy(source):
+            alias = replace(alias, snapshot=f"{name} = {self.text(source)}", snapshot_node=target,
+                            version=self.versions.get(alias.storage.id, 0), binder=name)
+        else:
+            alias = replace(alias, snapshot=None, snapshot_node=None, binder=name)
+        return replace(value, alias=alias)
+
+    def looks_like_copy(self, source: cst.CSTNode) -> bool:
+        """``old = x``, ``prev = self.w``, ``prev = w[:]``, ``np.asarray(x)``, ``x.view()``,
+        ``x.detach()``."""
+        if isinstance(source, cst.Name):
+            return True
+        if isinstance(source, cst.Attribute) and isinstance(source.value, cst.Name) and \
+                source.value.value == "self":
+            return True  # an array attribute bound to a name, like old = x
+        if isinstance(source, cst.Subscript):
+            return all(isinstance(e.slice, cst.Slice) and e.slice.lower is None and
+                       e.slice.upper is None and e.slice.step is None or
+                       isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis)
+                       for e in source.slice)
+        if isinstance(source, cst.Attribute):
+            return source.attr.value == "data"
+        if isinstance(source, cst.Call):
+            if isinstance(source.func, cst.Attribute) and source.func.attr.value in (
+                    "view", "detach") and not source.args:
+                return True
+            with self.suppressed():
+                func = self.eval(source.func) if dotted_name(source.func) else None
+            return isinstance(func, ModuleRef) and canonical(func.qualname) in \
+                _SAME_STORAGE_CALLS and len(source.args) == 1
+        return False
+
+    def note_read(self, value: Value, name: str, node: cst.CSTNode) -> None:
+        """SC304: a snapshot is read after its storage was written through another name."""
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is None or alias.snapshot is None or alias.storage is None or \
+                self.metadata_read:
+            return
+        later = [w for w in self.writes.get(alias.storage.id, ()) if w[0] > alias.version
+                 and w[1] != alias.binder and _may_overlap(w[2], alias.layout)]
+        if later:
+            where = self.line(later[-1][3])
+            self.report("SC304", alias.snapshot_node, stale_alias_message(
+                alias.snapshot, self.storage_name(alias), where, name, self.line(node)),
+                related=((self.path, where),))
+
+    def effect_state(self) -> tuple:
+        return dict(self.versions), dict(self.writes)
+
+    def join_effects(self, states: list) -> None:
+        """Paths meet: every write on any path counts (versions by maximum)."""
+        versions: dict = {}
+        writes: dict = {}
+        for path_versions, path_writes in states:
+            for key, version in path_versions.items():
+                versions[key] = max(versions.get(key, 0), version)
+            for key, ws in path_writes.items():
+                writes[key] = tuple(dict.fromkeys(writes.get(key, ()) + ws))
+        self.versions, self.writes = versions, writes
 
     # ------------------------------------------------------------------ results of calls
 
@@ -368,6 +440,10 @@ class Effects:
         storage = target.alias.storage
         if storage is None:
             return
+        version = self.versions.get(storage.id, 0) + 1
+        self.versions[storage.id] = version
+        self.writes[storage.id] = self.writes.get(storage.id, ()) + (
+            (version, _writer_name(writer), target.alias.layout, node),)
         if storage.saved_by is not None:
             self.saved_writes[storage.id] = (node, storage.saved_by)
         if storage.leaf_grad and not self.no_grad:
@@ -443,3 +519,23 @@ def _certainly_advanced(items: Any) -> bool:
     parts = items if isinstance(items, tuple) else (items,)
     return any(isinstance(p, list) or isinstance(p, rt_ops.ArrayArg) and (
         p.dtype == "bool" or len(p.shape) > 0) for p in parts)
+
+
+def _may_overlap(a: Layout | None, b: Layout | None) -> bool:
+    if a is None or b is None:
+        return True
+    return overlap(a, b) is not False
+
+
+def _writer_name(node: cst.BaseExpression | None) -> str | None:
+    """The name a write goes through: ``x`` for ``x[0] = 1`` or ``x.add_(1)``."""
+    while node is not None:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        else:
+            return None
+    return None

@@ -31,6 +31,7 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .effects import METADATA
 from .env import ArrayMethod, GeneratorMethod, Iterable, Scope
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
@@ -98,6 +99,8 @@ class Expressions:
         name = node.value
         value = self.frame.scope.lookup(name)
         if value is not None:
+            if isinstance(value, AbstractArray) and value.alias is not None:
+                self.note_read(value, name, node)
             return value
         if name == "None":
             return ConstValue(None)
@@ -301,6 +304,14 @@ class Expressions:
         return result
 
     def expr_Attribute(self, node: cst.Attribute) -> Value:
+        if node.attr.value in METADATA and isinstance(node.value, cst.Name):
+            # x.shape reads no element: not a read of x's values (for stale snapshots).
+            self.metadata_read = True
+            try:
+                base = self.eval(node.value)
+            finally:
+                self.metadata_read = False
+            return self.attribute(node, base, node.attr.value)
         base = self.eval(node.value)
         return self.attribute(node, base, node.attr.value)
 

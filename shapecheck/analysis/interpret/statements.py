@@ -156,13 +156,18 @@ class Statements:
     def branches(self, paths: list) -> None:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
+        effects_before = self.effect_state()
         results = []
+        effects = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
+            self.versions, self.writes = (dict(d) for d in effects_before)
             self.flow = None
             path()
+            effects.append(self.effect_state())
             if self.flow in (None, "continue", "break"):
                 results.append((self.frame.scope.vars, self.flow))
+        self.join_effects(effects)
         if not results:
             self.frame.scope.vars = vars_before
             self.flow = "return"
@@ -206,6 +211,17 @@ class Statements:
             state = joined
         else:
             state = {k: (v if before.get(k) is v else widen(v)) for k, v in state.items()}
+        carried = {k: v for k, v in after.items() if isinstance(v, AbstractArray) and
+                   v.alias is not None and k in state and state[k] == v and
+                   state[k].alias != v.alias}
+        if carried:
+            # The values an iteration leaves behind, with their aliases: one more pass sees
+            # what the next iteration inherits (a snapshot bound at the end of the body). The
+            # shapes are the fixed point's, so no shape finding can change.
+            self.frame.scope.vars = {**state, **carried}
+            self.flow = None
+            enter()
+            self.exec_block(body)
         self.frame.scope.vars = join_envs(before, state)
         self.flow = None
 
@@ -290,6 +306,7 @@ class Statements:
         if isinstance(target, cst.Name):
             if isinstance(value, AbstractArray) and value.origin is None:
                 value = replace(value, origin=Origin(0, target.value, source))
+            value = self.bind_snapshot(target, value, source)
             self.frame.scope.vars[target.value] = value
             self.bind_name(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):

@@ -374,3 +374,11 @@ def write_to_copy_message(op: str, copy: str, base: str) -> str:
     """SC301: a write into the result of advanced indexing, which is a temporary copy."""
     return (f"{op} into {copy}, which is a copy (advanced or boolean indexing), so {base} is not "
             f"changed; index once: {base}[...] = value")
+
+
+def stale_alias_message(snapshot: str, name: str, write_line: int, reader: str,
+                        read_line: int) -> str:
+    """SC304: a binding that looks like a copy is an alias, and reads a later write."""
+    return (f"{snapshot!r} binds an alias, not a copy, of {name!r}; it is modified in place at "
+            f"line {write_line} and {reader!r} is read at line {read_line}, seeing the new values; "
+            "take a copy (.copy() / .clone())")
