@@ -3,8 +3,9 @@
 Each file of this package holds one concern, and ``Interpreter`` composes
 them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
-creation, functions (summaries and specialization) and modules (classes
-and torch.nn). Every op is evaluated by the runtime (shapecheck.runtime),
+creation, functions (summaries and specialization), modules (classes
+and torch.nn) and effects (alias facts of every array, and the write and
+read events SC301-SC304 and SC307 fire from). Every op is evaluated by the runtime (shapecheck.runtime),
 so the shape rules exist once; this package only turns source into
 operands and runtime verdicts into findings. Anything it does not
 understand evaluates to an unknown value, which never produces a finding.

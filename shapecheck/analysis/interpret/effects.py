@@ -9,7 +9,20 @@ methods, setitem, ``out=``, ``np.copyto``, numpy's in-place methods) are
 events: ``write`` checks the written view and reports. Because this runs in
 the one walk, a write in a helper function reaches the rules with the
 caller's arrays (the callee is specialized with them), and a finding there
-is reported at the call like any other finding of a specialization.
+is reported at the call like any other finding of a specialization
+(``emit_at_call``; the callee's own line is reported only when the callee
+alone is wrong, e.g. when it writes an array it made itself).
+
+Flow state: write counts and writes per storage live on the walker; branches
+run from one state and join it (a write on any path counts); loops add writes
+monotonically and get one extra pass with the aliases an iteration leaves.
+Storage ids are the id of the node that made the memory, so walking a body
+again makes the same storage; they never enter a specialization key (which
+holds view kinds and which arguments share memory, by position).
+
+SC305 and SC306 still come from analysis/aliasing.py: both need a
+parameter of unknown type as caller-owned storage, which the shape walk
+binds to the unknown value today.
 """
 
 from __future__ import annotations
