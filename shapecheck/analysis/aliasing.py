@@ -26,6 +26,7 @@ from ..runtime.dialects import NUMPY, TORCH, TORCH_LEGACY, Dialect
 from ..runtime.layout import Layout, overlap, torch_overlap_status
 from .findings import Finding, Span
 from .imports import canonical, dotted_name, import_bindings
+from .interpret.context import expects_failure
 from .positions import node_positions
 
 # --------------------------------------------------------------------------
@@ -162,8 +163,6 @@ _ALLOCATORS = frozenset({"zeros", "empty", "full", "zeros_like", "empty_like",
 # Attributes of the numpy namespace that no ndarray has: a parameter used with one of them is
 # an array-API namespace (``xp``), not an array.
 _NAMESPACE_ONLY = frozenset(n for n in dir(np) if not n.startswith("_")) - frozenset(dir(np.ndarray))
-_RAISES_CONTEXTS = ("raises", "assert_raises", "assertRaises", "warns", "assert_warns",
-                    "assertWarns", "assert_raises_regex", "assertRaisesRegex", "deprecated_call")
 _NO_GRAD = ("torch.no_grad", "torch.inference_mode")
 
 
@@ -502,11 +501,8 @@ class AliasAnalysis:
         for item in node.items:
             value = self.eval(item.item)
             name = _call_name(item.item)
-            if name is not None and name.rsplit(".", 1)[-1] in _RAISES_CONTEXTS:
-                quiet = 1
-            if name is not None and name.endswith("catch_warnings") and \
-                    _kwarg_node(item.item, "record") is not None:
-                quiet = 1  # the block records the warnings it expects
+            if expects_failure(item.item):
+                quiet = 1  # one list of expected-failure contexts for every rule
             if isinstance(value, Lib) and value.qualname in _NO_GRAD or \
                     name is not None and name.endswith(("no_grad", "inference_mode")):
                 no_grad = 1

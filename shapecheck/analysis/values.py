@@ -30,6 +30,52 @@ class Reduction:
 
 
 @dataclass(frozen=True)
+class Storage:
+    """One block of memory that arrays may share (PyTensor's root of a view chain).
+
+    ``id`` is stable for the node that made it, so walking a loop body or a
+    function again makes the same storage; ``name`` is what made it, for
+    messages, until a name is bound to it. ``param`` is the parameter index
+    when the storage belongs to the caller; ``leaf_grad`` marks a leaf that
+    requires grad; ``saved_by`` the op that saved it for backward.
+    """
+
+    id: int
+    name: str
+    param: int | None = None
+    leaf_grad: bool = False
+    saved_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Alias:
+    """How an array reaches its storage: the alias facts of one array value.
+
+    ``view`` is "base" (the storage itself), "view", "repeated" (a broadcast
+    view), "readonly" (numpy broadcast_to, diagonal) or "maybe" (a view or a
+    copy depending on the layout), as the runtime op table names them.
+    ``storage`` None means the storage is unknown: never a finding about
+    identity, though the view kind still holds. ``repeats`` says elements
+    certainly repeat; ``layout`` is the place in the storage when every
+    size is an int; ``contiguous`` is known also for symbolic sizes.
+    ``snapshot`` is the binding text when a name was bound to an alias as if
+    to a copy (``old = x``) and ``version`` the storage's write count then.
+    ``deps`` are the storages the value was computed from (autograd's graph).
+    """
+
+    storage: Storage | None
+    view: str = "base"
+    layout: Any = None
+    repeats: bool = False
+    contiguous: bool = False
+    snapshot: str | None = None
+    version: int = 0
+    deps: frozenset = frozenset()  # the storages this value was computed from (for backward)
+    binder: str | None = None  # the name the value was bound to (its own writes are not stale)
+    snapshot_node: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class AbstractArray:
     """A numpy array or torch tensor as far as the source tells.
 
@@ -38,7 +84,9 @@ class AbstractArray:
     marks arrays carrying a size-1 axis the code inserted on purpose (None
     index, unsqueeze, expand_dims, keepdims), so the outer products they
     create are not findings. ``reduced`` records a reduction without
-    keepdims (SC103). ``alias`` is reserved for the aliasing analysis.
+    keepdims (SC103). ``alias`` holds the alias facts (storage, view kind,
+    layout); it does not take part in equality, so the shape walk's joins and
+    fixed points are the same with or without it, and None means unknown.
     """
 
     shape: tuple | None
@@ -49,7 +97,7 @@ class AbstractArray:
     explicit_axis: bool = False
     reduced: Reduction | None = None
     requires_grad: bool = False
-    alias: Any = None
+    alias: Alias | None = field(default=None, compare=False)
 
     @property
     def ndim(self) -> int | None:
@@ -193,8 +241,21 @@ def join_dims(a: Dim, b: Dim) -> Dim:
     return a if eq(a, b) is True else UNKNOWN
 
 
+def join_alias(a: Alias | None, b: Alias | None) -> Alias | None:
+    """Paths that disagree on the storage or the view kind leave both unknown; two snapshots
+    of one binding keep the older one (it is stale the soonest)."""
+    if a is None or b is None:
+        return None
+    if replace(a, version=0, snapshot_node=None) == replace(b, version=0, snapshot_node=None):
+        return a if a.version <= b.version else b
+    return None
+
+
 def join_values(a: Value, b: Value) -> Value:
     """The value a name has after two control-flow paths meet: what both agree on."""
+    if isinstance(a, AbstractArray) and isinstance(b, AbstractArray) and a.alias != b.alias:
+        alias = join_alias(a.alias, b.alias)
+        a, b = replace(a, alias=alias), replace(b, alias=alias)
     if a is b or a == b:
         return a
     if isinstance(a, AbstractArray) and isinstance(b, AbstractArray):
@@ -208,7 +269,8 @@ def join_values(a: Value, b: Value) -> Value:
                              library=a.library, origin=a.origin if a.origin == b.origin else None,
                              explicit_axis=a.explicit_axis and b.explicit_axis,
                              reduced=a.reduced if a.reduced == b.reduced else None,
-                             requires_grad=a.requires_grad or b.requires_grad)
+                             requires_grad=a.requires_grad or b.requires_grad,
+                             alias=a.alias)
     if isinstance(a, IntValue) and isinstance(b, IntValue):
         return IntValue(join_dims(a.value, b.value))
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
@@ -244,7 +306,7 @@ def shape_value(shape: tuple) -> TupleValue:
 
 
 __all__ = [
-    "Origin", "Reduction", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
+    "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
     "ConstValue", "TupleValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "join_values", "join_dims", "dims_of", "known_int", "shape_value",

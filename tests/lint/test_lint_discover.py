@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from shapecheck.lint.config import ConfigError, ConfigResolver, Overrides
-from shapecheck.lint import discover as discover_module
 from shapecheck.lint.discover import IgnoreFile, discover, is_ignored
 
 CODES = frozenset({"SC001", "SC002", "SC099"})

@@ -3,8 +3,9 @@
 Each file of this package holds one concern, and ``Interpreter`` composes
 them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
-creation, functions (summaries and specialization) and modules (classes
-and torch.nn). Every op is evaluated by the runtime (shapecheck.runtime),
+creation, functions (summaries and specialization), modules (classes
+and torch.nn) and effects (alias facts of every array, and the write and
+read events SC301-SC304 and SC307 fire from). Every op is evaluated by the runtime (shapecheck.runtime),
 so the shape rules exist once; this package only turns source into
 operands and runtime verdicts into findings. Anything it does not
 understand evaluates to an unknown value, which never produces a finding.
@@ -22,6 +23,7 @@ from ..values import AbstractArray, ModuleRef
 from .calls import Calls
 from .context import Context, Step
 from .creation import Creation
+from .effects import Effects
 from .env import Scope
 from .expressions import Expressions
 from .functions import Functions
@@ -30,7 +32,12 @@ from .opcalls import OpGateway
 from .statements import Statements
 
 
-class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules):
+# Alias codes this walk reports itself; the rest still come from analysis/aliasing.py.
+PORTED_ALIAS_CODES = frozenset({"SC301", "SC302", "SC303", "SC304", "SC307"})
+
+
+class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
+                  Effects):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
@@ -41,10 +48,11 @@ class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, 
 def analyze_module(module: cst.Module, source: str, path: str, settings: Any) -> list[Finding]:
     """All shape, in-place and aliasing findings for one parsed module."""
     findings = Interpreter(module, source, path, settings).run()
-    # Aliasing hazards (SC301-SC307) come from the alias graph's own walk over names.
+    # The alias codes not yet fired by this walk still come from the alias graph's own walk.
     from ..aliasing import alias_findings
 
-    return findings + alias_findings(module, path, settings)
+    return findings + [f for f in alias_findings(module, path, settings)
+                       if f.code not in PORTED_ALIAS_CODES]
 
 
 def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:

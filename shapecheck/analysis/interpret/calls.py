@@ -31,6 +31,7 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .effects import NOT_DATA_WRITES
 from .env import ArrayMethod, GeneratorMethod, Iterable
 from .names import (
     AUG_LABEL,
@@ -123,6 +124,7 @@ class Calls:
 
     def call(self, node: cst.Call, func: Value, args: list, kwargs: dict, arg_nodes: list) -> Value:
         value = self.dispatch_call(node, func, args, kwargs, arg_nodes)
+        value = self.track_call(node, func, args, kwargs, value)
         if isinstance(func, (FunctionValue, BoundMethod, InstanceValue, LayerValue)):
             # A user function's result is described by the call that produced it.
             if isinstance(value, AbstractArray):
@@ -220,6 +222,12 @@ class Calls:
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics
+        if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            # A leaf tensor on the same data; its shape is the data's.
+            data = args[0] if args else kwargs.get("data")
+            if isinstance(data, AbstractArray):
+                return replace(data, library="torch", origin=self.origin(node), requires_grad=True)
+            return AbstractArray(None, None, "torch", self.origin(node), requires_grad=True)
         if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
             kind = name[3:]
             if kind in NN_LAYERS or kind == "Sequential":
@@ -468,6 +476,14 @@ class Calls:
     def inplace_op(self, node, target: AbstractArray, target_node, op: str, others: list,
                    name: str, kwargs: dict | None = None) -> None:
         """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
+        if name not in NOT_DATA_WRITES:
+            if not name.startswith("__"):
+                self.check_write_to_copy(target_node, node, f".{name}()")
+            elif isinstance(target_node, cst.Subscript):  # x[i] += 1 is x[i]'s own setitem
+                self.check_write_to_copy(target_node.value, node, "assignment")
+            self.write(target, node, target_node,
+                       "augmented assignment" if name.startswith("__") else f".{name}()",
+                       tuple(v for v, _ in others))
         if target.shape is None:
             return
         dialect = self.dialect_for(target.library)

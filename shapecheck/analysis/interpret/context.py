@@ -41,14 +41,34 @@ class _Suppress:
         return False
 
 
+# Context managers that say the block is expected to raise or warn: no finding inside, for
+# every rule (catch_warnings counts when it records what it catches).
 RAISES_CONTEXTS = frozenset({"raises", "assert_raises", "assertRaises", "assert_raises_regex",
-                              "assertRaisesRegex", "raises_regex", "warns", "assert_warns"})
+                             "assertRaisesRegex", "raises_regex", "assertRaisesRegexp", "warns",
+                             "assert_warns", "assertWarns", "assertWarnsRegex", "deprecated_call"})
+
+
+def expects_failure(item: cst.BaseExpression) -> bool:
+    """``with pytest.raises(...)``, ``self.assertWarns(...)``, ``warnings.catch_warnings(record=True)``."""
+    if not isinstance(item, cst.Call):
+        return False
+    name = callee_name(item.func)
+    if name in RAISES_CONTEXTS:
+        return True
+    return name == "catch_warnings" and any(
+        arg.keyword is not None and arg.keyword.value == "record" for arg in item.args)
 
 
 _EXCEPTION_PARENTS = {
     "AxisError": ("ValueError", "IndexError"), "UFuncTypeError": ("TypeError",),
     "LinAlgError": ("ValueError",), "IndexError": ("LookupError",),
 }
+
+
+def disables_grad(item: cst.BaseExpression) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode()`` (as a context or a decorator)."""
+    func = item.func if isinstance(item, cst.Call) else item
+    return callee_name(func) in ("no_grad", "inference_mode")
 
 
 def callee_name(node: cst.BaseExpression) -> str | None:
@@ -97,6 +117,14 @@ class Context:
         self.trailing_shapes, self.standalone_shapes = (
             shape_comments(source) if "shape:" in source else ({}, {}))
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
+        self.storage_names: dict[int, str] = {}  # storage id -> the first name bound to it
+        self.grad_storages: set[int] = set()  # leaves that require grad
+        self.saved_writes: dict[int, tuple] = {}  # saved-for-backward storage -> (write, op)
+        self.versions: dict[int, int] = {}  # storage id -> how many writes it has seen
+        self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
+        self.metadata_read = False
+        self.copies: set[int] = set()  # subscripts that certainly copy (advanced indexing)
+        self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
 
     def run(self) -> list[Finding]:
         self.exec_block(self.module.body)
@@ -147,7 +175,8 @@ class Context:
         text = " ".join(text.split())
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
-    def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None) -> None:
+    def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
+               related: tuple = ()) -> None:
         if self.suppress:
             return
         if exc_type is not None and any(_catches(c, exc_type) for c in self.caught):
@@ -161,10 +190,12 @@ class Context:
             sink = self.capture[-1]
             if key not in sink:
                 sink[key] = (Finding(path=self.path, span=span, code=code, name=spec.name,
-                                     severity=spec.severity, message=message), exc_type)
+                                     severity=spec.severity, message=message,
+                                     related=related), exc_type)
         elif key not in self.findings:
             self.findings[key] = Finding(path=self.path, span=span, code=code, name=spec.name,
-                                         severity=spec.severity, message=message)
+                                         severity=spec.severity, message=message,
+                                         related=related)
 
     def emit_at_call(self, node: cst.CSTNode, where: str, captured: dict) -> None:
         """Findings a callee has only with this call's arguments are reported at the call."""

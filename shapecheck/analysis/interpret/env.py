@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...runtime.dims import UNKNOWN
@@ -82,13 +82,32 @@ def is_informative(value: Value) -> bool:
 
 def specialization_key(value: Value) -> Any:
     if isinstance(value, AbstractArray):
+        # The view kind changes what a callee's writes do; storage ids stay out of the key, so
+        # specializations are shared between arrays of one shape.
+        alias = value.alias
         return ("array", value.shape, value.dtype, value.library, value.tail, value.explicit_axis,
-                value.reduced)
+                value.reduced, alias and (alias.view, alias.repeats))
     try:
         hash(value)
         return value
     except TypeError:
         return id(value)
+
+
+def sharing_key(values: list) -> tuple:
+    """Which arguments share memory, and where in it: a callee's overlap checks depend on it.
+    Argument positions stand in for storage ids, so calls with unrelated arrays share one
+    specialization."""
+    first: dict[int, int] = {}
+    out = []
+    for i, value in enumerate(values):
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is None or alias.storage is None:
+            continue
+        j = first.setdefault(alias.storage.id, i)
+        if j != i:
+            out.append((i, j, alias.layout, values[j].alias.layout))
+    return tuple(out)
 
 
 def join_envs(a: dict, b: dict) -> dict:
@@ -112,7 +131,11 @@ def same_env(a: dict, b: dict) -> bool:
 
 def widen(value: Value) -> Value:
     if isinstance(value, AbstractArray):
-        return AbstractArray(None, value.dtype, value.library, value.origin)
+        # Widening forgets sizes, not which memory the array is: loop-carried storage survives.
+        alias = value.alias
+        if alias is not None:
+            alias = replace(alias, layout=None)
+        return AbstractArray(None, value.dtype, value.library, value.origin, alias=alias)
     if isinstance(value, IntValue):
         return IntValue(UNKNOWN)
     if isinstance(value, (InstanceValue, FunctionValue, ClassValue, ModuleRef, LayerValue)):

@@ -31,6 +31,7 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .effects import METADATA
 from .env import ArrayMethod, GeneratorMethod, Iterable, Scope
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
@@ -98,6 +99,8 @@ class Expressions:
         name = node.value
         value = self.frame.scope.lookup(name)
         if value is not None:
+            if isinstance(value, AbstractArray) and value.alias is not None:
+                self.note_read(value, name, node)
             return value
         if name == "None":
             return ConstValue(None)
@@ -269,7 +272,8 @@ class Expressions:
                 return UNKNOWN_VALUE
             name = {cst.Minus: "__neg__", cst.Plus: "__pos__", cst.BitInvert: "__invert__"}.get(
                 type(node.operator))
-            return self.method_op(node, value, name, [], {}, keep_provenance=True)
+            result = self.method_op(node, value, name, [], {}, keep_provenance=True)
+            return self.fresh(result, node, "result", operands=(value,))
         return UNKNOWN_VALUE
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
@@ -300,6 +304,14 @@ class Expressions:
         return result
 
     def expr_Attribute(self, node: cst.Attribute) -> Value:
+        if node.attr.value in METADATA and isinstance(node.value, cst.Name):
+            # x.shape reads no element: not a read of x's values (for stale snapshots).
+            self.metadata_read = True
+            try:
+                base = self.eval(node.value)
+            finally:
+                self.metadata_read = False
+            return self.attribute(node, base, node.attr.value)
         base = self.eval(node.value)
         return self.attribute(node, base, node.attr.value)
 
@@ -332,8 +344,18 @@ class Expressions:
             return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
         if name == "dtype":
             return DtypeValue(array.dtype)
-        if name in ("T", "mT", "H", "mH"):
+        if name in ("T", "mT"):
+            value = self.method_op(node, array, name, [], {})
+            spec = self.lookup(name, self.dialect_for(array.library))
+            if spec is None:
+                return self.as_view(value, array, "view")
+            return self.by_view_kind(node, spec, array, [], {}, value, name)
+        if name in ("H", "mH"):
             return self.method_op(node, array, name, [], {})
+        if name in ("real", "data") and (name == "data") == (array.library == "torch"):
+            value = array.derived(array.shape, array.origin, tail=array.tail)
+            return self.detached(value, array) if name == "data" else \
+                self.as_view(value, array, "view")
         if name in ("real", "imag", "data", "grad"):
             return array.derived(array.shape, array.origin, tail=array.tail)
         if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
@@ -345,7 +367,8 @@ class Expressions:
         if isinstance(base, AbstractArray):
             items = self.index_items(node)
             if items is None or base.shape is None:
-                return base.derived(None, self.origin(node), dtype=base.dtype)
+                unknown = base.derived(None, self.origin(node), dtype=base.dtype)
+                return self.track_index(node, base, items, unknown)
             dialect = self.dialect_for(base.library)
             rule_items = rule_index_items(items)
             if rule_items is None:
@@ -355,7 +378,8 @@ class Expressions:
                                    node, [(base, node.value)], "index",
                                    dialect, None, op_name="__getitem__")
             explicit = _has_new_axis(items)
-            return self.array_result(result, base, node, dtype=base.dtype, explicit_axis=explicit)
+            value = self.array_result(result, base, node, dtype=base.dtype, explicit_axis=explicit)
+            return self.track_index(node, base, items, value)
         if isinstance(base, TupleValue):
             return self.tuple_index(node, base)
         self.index_items(node)
@@ -424,7 +448,8 @@ class Expressions:
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
         if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
-            return self.array_binary(node, op, left, right, left_node, right_node)
+            result = self.array_binary(node, op, left, right, left_node, right_node)
+            return self.fresh(result, node, "result", operands=(left, right))
         if isinstance(left, IntValue) and isinstance(right, IntValue):
             return _int_arith(op, left.value, right.value)
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":

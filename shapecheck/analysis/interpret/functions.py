@@ -20,7 +20,8 @@ from ..values import (
     Value,
     join_values,
 )
-from .env import Frame, Scope, is_informative, specialization_key
+from .context import disables_grad
+from .env import Frame, Scope, is_informative, sharing_key, specialization_key
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 
 
@@ -52,8 +53,10 @@ class Functions:
 
     def specialize(self, func: FunctionValue, args: list, kwargs: dict, node) -> Value:
         """The callee analyzed with this call's arguments (cached per argument shapes)."""
+        # Grad mode is dynamic: the callee runs under the caller's no_grad.
         key = (id(func), tuple(specialization_key(a) for a in args),
-               tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())))
+               tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())),
+               self.no_grad > 0, sharing_key(list(args) + list(kwargs.values())))
         if key not in self.summaries:
             if self.specializations >= MAX_SPECIALIZATIONS:
                 return self.function_summary(func)
@@ -79,7 +82,11 @@ class Functions:
         self.analyzed.add(id(func))
         self.summaries[key] = UNKNOWN_VALUE
         args = [self_value] if self_value is not None else []
-        result = self.analyze_function(func, args, {})
+        saved_no_grad, self.no_grad = self.no_grad, 0  # analyzed once, on its own
+        try:
+            result = self.analyze_function(func, args, {})
+        finally:
+            self.no_grad = saved_no_grad
         self.summaries[key] = result
         return result
 
@@ -90,6 +97,8 @@ class Functions:
         self.frame = Frame(scope)
         self.flow = None
         self.active.append(id(func))
+        no_grad = any(disables_grad(d.decorator) for d in node.decorators)
+        self.no_grad += no_grad
         try:
             self.bind_params(node, scope, args, kwargs, func)
             if isinstance(node.body, cst.IndentedBlock):
@@ -98,6 +107,7 @@ class Functions:
                 self.exec_block([node.body])
             frame = self.frame
         finally:
+            self.no_grad -= no_grad
             self.active.pop()
             self.frame, self.flow = saved_frame, saved_flow
         if frame.is_generator or node.asynchronous is not None:

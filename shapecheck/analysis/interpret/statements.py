@@ -25,7 +25,7 @@ from ..values import (
     Value,
     dims_of,
 )
-from .context import RAISES_CONTEXTS, callee_name
+from .context import callee_name, disables_grad, expects_failure
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, literal_shape, rule_index_items
@@ -156,13 +156,18 @@ class Statements:
     def branches(self, paths: list) -> None:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
+        effects_before = self.effect_state()
         results = []
+        effects = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
+            self.versions, self.writes = (dict(d) for d in effects_before)
             self.flow = None
             path()
+            effects.append(self.effect_state())
             if self.flow in (None, "continue", "break"):
                 results.append((self.frame.scope.vars, self.flow))
+        self.join_effects(effects)
         if not results:
             self.frame.scope.vars = vars_before
             self.flow = "return"
@@ -206,6 +211,17 @@ class Statements:
             state = joined
         else:
             state = {k: (v if before.get(k) is v else widen(v)) for k, v in state.items()}
+        carried = {k: v for k, v in after.items() if isinstance(v, AbstractArray) and
+                   v.alias is not None and k in state and state[k] == v and
+                   state[k].alias != v.alias}
+        if carried:
+            # The values an iteration leaves behind, with their aliases: one more pass sees
+            # what the next iteration inherits (a snapshot bound at the end of the body). The
+            # shapes are the fixed point's, so no shape finding can change.
+            self.frame.scope.vars = {**state, **carried}
+            self.flow = None
+            enter()
+            self.exec_block(body)
         self.frame.scope.vars = join_envs(before, state)
         self.flow = None
 
@@ -262,19 +278,24 @@ class Statements:
 
     def stmt_With(self, node: cst.With) -> None:
         expects_error = False
+        no_grad = any(disables_grad(item.item) for item in node.items)
         for item in node.items:
             value = self.eval(item.item)
-            if isinstance(item.item, cst.Call) and callee_name(item.item.func) in RAISES_CONTEXTS:
+            if expects_failure(item.item):
                 expects_error = True
             if item.asname is not None:
                 self.assign(item.asname.name, value if isinstance(value, AbstractArray) else UNKNOWN_VALUE,
                             item.item)
-        if expects_error:  # the code says it expects the failure: not a finding
-            with self.suppressed():
-                self.exec_block(node.body.body)
-            self.flow = None
-            return
-        self.exec_block(node.body.body)
+        self.no_grad += no_grad
+        try:
+            if expects_error:  # the code says it expects the failure: not a finding
+                with self.suppressed():
+                    self.exec_block(node.body.body)
+                self.flow = None
+                return
+            self.exec_block(node.body.body)
+        finally:
+            self.no_grad -= no_grad
 
     def stmt_Match(self, node: cst.CSTNode) -> None:
         self.eval(node.subject)
@@ -285,7 +306,9 @@ class Statements:
         if isinstance(target, cst.Name):
             if isinstance(value, AbstractArray) and value.origin is None:
                 value = replace(value, origin=Origin(0, target.value, source))
+            value = self.bind_snapshot(target, value, source)
             self.frame.scope.vars[target.value] = value
+            self.bind_name(target.value, value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             items = self.unpack(value, len(elements))
@@ -298,6 +321,7 @@ class Statements:
             owner = self.eval(target.value)
             if isinstance(owner, InstanceValue):
                 owner.attrs[target.attr.value] = value
+                self.bind_name(self.text(target), value)
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":
@@ -335,11 +359,15 @@ class Statements:
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
         base = self.eval(target.value)
+        self.check_write_to_copy(target.value, source, "assignment")
         if not isinstance(base, AbstractArray):
             self.index_items(target)
             self.forget_list(target.value)
             return
         items = self.index_items(target)
+        # The write lands in base's memory, through a view when the index is basic.
+        self.write(self.written_region(base, items), source, target.value, "assignment",
+                   (value,))
         if items is None or base.shape is None:
             return
         val_arg = self.to_arg(value)

@@ -324,3 +324,57 @@ ALIAS_RULES = {spec.code: spec for spec in (
     LAYOUT_DEPENDENT_ALIAS, AUTOGRAD_INPLACE)}
 
 RULES = tuple(ALIAS_RULES.values())
+
+
+# --------------------------------------------------------------------------
+# messages: the walk fires events, the rules word them
+
+
+def write_to_broadcast_view_message(op: str, view: str, name: str, library: str,
+                                    shape: str) -> str:
+    """SC302: ``op`` writes a read-only view, or a broadcast view whose elements repeat."""
+    if view == "readonly":
+        return (f"{op} into a read-only view of {name!r} (diagonal or broadcast_to): numpy "
+                "raises \"assignment destination is read-only\"; copy it first")
+    effect = ("torch raises \"unsupported operation: more than one element of the written-to "
+              "tensor refers to a single memory location\" (or, through an index, writes a "
+              "whole row)" if library == "torch" else
+              "numpy writes every element that shares the memory (and warns)")
+    return (f"{op} into a broadcast view of {name!r} with shape {shape} in which elements "
+            f"repeat: {effect}; materialize it with .clone()/.copy() first")
+
+
+def leaf_inplace_message(op: str, through_view: bool, name: str) -> str:
+    """SC307: an in-place write into a leaf tensor that requires grad."""
+    return (f"in-place {op} on {'a view of ' if through_view else ''}leaf tensor {name!r}, which "
+            "requires grad: torch raises \"a leaf Variable that requires grad is being used in an "
+            "in-place operation.\"; wrap it in torch.no_grad() or write out of place")
+
+
+def saved_output_inplace_message(op: str, backward_line: int) -> str:
+    """SC307: an in-place write into an output autograd saved, read again by backward."""
+    return (f"in-place write into the output of {op}(), which autograd saved for backward; "
+            f".backward() at line {backward_line} raises \"one of the variables needed for "
+            "gradient computation has been modified by an inplace operation\"; write out of place")
+
+
+def overlapping_inplace_message(written: str, name: str, read: str) -> str:
+    """SC303: an in-place torch write reads a different view that overlaps it."""
+    return (f"in-place write into {written} view of {name!r} reads an overlapping different view "
+            f"{read} of the same memory: torch raises \"unsupported operation: some elements of "
+            "the input tensor and the written-to tensor refer to a single memory location\"; "
+            ".clone() the input")
+
+
+def write_to_copy_message(op: str, copy: str, base: str) -> str:
+    """SC301: a write into the result of advanced indexing, which is a temporary copy."""
+    return (f"{op} into {copy}, which is a copy (advanced or boolean indexing), so {base} is not "
+            f"changed; index once: {base}[...] = value")
+
+
+def stale_alias_message(snapshot: str, name: str, write_line: int, reader: str,
+                        read_line: int) -> str:
+    """SC304: a binding that looks like a copy is an alias, and reads a later write."""
+    return (f"{snapshot!r} binds an alias, not a copy, of {name!r}; it is modified in place at "
+            f"line {write_line} and {reader!r} is read at line {read_line}, seeing the new values; "
+            "take a copy (.copy() / .clone())")

@@ -1,0 +1,232 @@
+"""Alias hazards the one walk finds because it shares calls, classes and loops with the shape walk.
+
+Each case is checked against the real library: the snippet is run and must
+fail (or show the surprising outcome) exactly where the finding points.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+from shapecheck.analysis.api import AnalysisSettings, analyze_source
+
+
+def codes(code: str, dialect: str | None = None) -> list[tuple[int, str]]:
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings(dialect=dialect))
+    return sorted((f.line, f.code) for f in found if f.code.startswith("SC3"))
+
+
+def run(code: str) -> dict:
+    """Run one of this file's own snippets (never user input); return its names."""
+    env: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(textwrap.dedent(code), "<snippet>", "exec"), env)
+    return env
+
+
+BUMP = """
+import torch
+
+def bump(t):
+    t.add_(1)
+
+x = torch.zeros(3, 1)
+"""
+
+
+def test_write_into_a_broadcast_view_through_a_helper_is_reported_at_the_call():
+    pytest.importorskip("torch")
+    code = BUMP + "e = x.expand(3, 4)\nbump(e)\n"
+    assert codes(code) == [(9, "SC302")]
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        run(code)
+
+
+@pytest.mark.parametrize("order", ["fresh first", "view first"])
+def test_a_helper_called_with_a_fresh_tensor_of_the_same_shape_is_fine(order):
+    pytest.importorskip("torch")
+    calls = ["y = torch.zeros(3, 4)\nbump(y)\n", "e = x.expand(3, 4)\nbump(e)\n"]
+    if order == "view first":
+        calls.reverse()
+    code = BUMP + "".join(calls)
+    line = 9 if order == "view first" else 11
+    assert codes(code) == [(line, "SC302")]
+    # The fresh tensor is written without complaint; only the expanded view raises.
+    assert run(BUMP + calls[0 if order == "fresh first" else 1])["y"].sum().item() == 12
+
+
+def test_helper_writing_a_read_only_numpy_view_is_reported_at_the_call():
+    code = """
+    import numpy as np
+
+    def clear(a):
+        a[0] = 0
+
+    d = np.ones((3, 3)).diagonal()
+    clear(d)
+    """
+    assert codes(code) == [(8, "SC302")]
+    with pytest.raises(ValueError, match="read-only"):
+        run(code)
+
+
+@pytest.mark.parametrize("context", ["self.assertWarns(UserWarning)", "np.testing.raises_regex(ValueError, 'x')",
+                                     "pytest.raises(ValueError)", "warnings.catch_warnings(record=True)",
+                                     "pytest.deprecated_call()"])
+def test_every_rule_reads_one_list_of_expected_failure_contexts(context):
+    code = f"""
+    import warnings
+    import numpy as np
+    import pytest
+    d = np.zeros((3, 3)).diagonal()
+    def case(self):
+        with {context}:
+            np.ones(3) + np.ones(4)
+            d[0] = 1
+    """
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
+    assert [f.code for f in found] == []
+    # Outside the context both are findings.
+    plain = code.replace(f"with {context}:", "if True:")
+    found = analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())
+    assert sorted(f.code for f in found) == ["SC101", "SC302"]
+
+
+MODULE = """
+import torch
+import torch.nn as nn
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    def bump(self):
+        {body}
+
+m = Scale()
+m.bump()
+"""
+
+
+def test_in_place_update_of_a_parameter_in_a_module_method_is_reported():
+    pytest.importorskip("torch")
+    code = MODULE.format(body="self.w += 1")
+    assert codes(code) == [(11, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        run(code)
+
+
+def test_parameter_update_under_no_grad_in_a_module_method_is_fine():
+    pytest.importorskip("torch")
+    code = MODULE.format(body="with torch.no_grad():\n            self.w += 1")
+    assert codes(code) == []
+    assert run(code)["m"].w.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_leaf_written_through_a_helper_is_reported_at_the_call():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    def step(p):
+        p.sub_(0.1)
+
+    w = torch.ones(3, requires_grad=True)
+    step(w)
+    """
+    assert codes(code) == [(8, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        run(code)
+
+
+def test_helper_called_under_no_grad_is_fine():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    def step(p):
+        p.sub_(0.1)
+
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        step(w)
+    step(w.detach())
+    """
+    assert codes(code) == []
+    assert run(code)["w"].tolist() == pytest.approx([0.8, 0.8, 0.8])
+
+
+def test_overlapping_in_place_op_through_a_helper_is_reported_at_the_call():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    def accumulate(dst, src):
+        dst.add_(src)
+
+    m = torch.ones(4, 4)
+    accumulate(m[0:2], m[2:4])
+    accumulate(m[1:3], m[0:2])
+    """
+    assert codes(code) == [(9, "SC303")]
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        run(code)
+    # The disjoint halves alone run fine.
+    assert run(code.split("    accumulate(m[1:3]")[0])["m"].sum().item() == 24
+
+
+def test_write_into_a_masked_copy_inside_a_helper_is_reported_at_the_call():
+    code = """
+    import numpy as np
+
+    def clear_first(a, mask):
+        a[mask][0] = 0
+
+    a = np.ones(4)
+    clear_first(a, a > 0)
+    """
+    assert codes(code) == [(8, "SC301")]
+    assert run(code)["a"].tolist() == [1.0, 1.0, 1.0, 1.0]  # the write went into a copy
+
+
+def test_snapshot_of_an_attribute_goes_stale_through_another_method():
+    code = """
+    import numpy as np
+
+    class Descent:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def step(self):
+            self.w -= 0.5
+
+        def change(self):
+            prev = self.w
+            self.step()
+            return np.abs(self.w - prev).max()
+
+    change = Descent().change()
+    """
+    assert codes(code) == [(12, "SC304")]
+    assert run(code)["change"] == 0.0  # prev moved with self.w: no change is ever seen
+
+
+def test_snapshot_goes_stale_through_a_helper_that_writes_its_argument():
+    code = """
+    import numpy as np
+
+    def decay(a):
+        a *= 0.5
+
+    x = np.ones(3)
+    old = x
+    decay(x)
+    delta = old - x
+    """
+    assert codes(code) == [(8, "SC304")]
+    assert run(code)["delta"].tolist() == [0.0, 0.0, 0.0]
