@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from shapecheck.runtime.dialects import DIALECTS, NUMPY, NUMPY1, TORCH, TORCH_LEGACY
-from shapecheck.runtime.rules import indexing, linalg, pointwise, shape_ops
+from shapecheck.runtime.rules import (broadcast_views, indexing, joins, linalg, pointwise, reductions, reshaping,
+                                      scatter_gather)
 from shapecheck.runtime.rules.broadcast import broadcast_shapes
 from shapecheck.runtime.vectorized import FALLBACK_ERROR, FALLBACK_WARNING, broadcast_verdicts_of
 from shapecheck.runtime.verdicts import ShapeError
@@ -285,14 +286,14 @@ def test_addcmul_equals_add_of_mul_on_random_shapes_as_the_notes_prove():
 @pytest.mark.parametrize("dialect", ALL, ids=str)
 def test_keepdim_example_sums_over_4_elements_and_16_with_keepdim(dialect):
     running_mean, data = (4,), (4, 4)
-    input_mean = shape_ops.reduce(data, 1, False, op="mean", dialect=dialect).shape
+    input_mean = reductions.reduce(data, 1, False, op="mean", dialect=dialect).shape
     diff = pointwise.pointwise(input_mean, running_mean, op="sub", dialect=dialect).shape
     assert diff == (4,)
-    kept = shape_ops.reduce(data, 1, True, op="mean", dialect=dialect).shape
+    kept = reductions.reduce(data, 1, True, op="mean", dialect=dialect).shape
     assert kept == (4, 1)
     diff_kept = pointwise.pointwise(kept, running_mean, op="sub", dialect=dialect).shape
     assert diff_kept == (4, 4)  # the sum now runs over 4*4 elements
-    assert shape_ops.reduce(diff_kept, None, False, op="sum", dialect=dialect).shape == ()
+    assert reductions.reduce(diff_kept, None, False, op="sum", dialect=dialect).shape == ()
 
 
 def test_keepdim_example_runs_the_same_in_real_torch_and_numpy():
@@ -313,11 +314,11 @@ def test_matmul_broadcasts_batch_dims_as_in_the_notes(dialect):
 
 @pytest.mark.parametrize("dialect", [TORCH, TORCH_LEGACY], ids=str)
 def test_matmul_equals_the_notes_expand_view_bmm_spelling(dialect):
-    expanded = shape_ops.expand((2, 5, 7), (5, 2, 5, 7), dialect=dialect).shape
-    a = shape_ops.reshape(expanded, (5 * 2, 5, 7), dialect=dialect).shape
-    b = shape_ops.reshape((5, 2, 7, 3), (5 * 2, 7, 3), dialect=dialect, op="view").shape
+    expanded = broadcast_views.expand((2, 5, 7), (5, 2, 5, 7), dialect=dialect).shape
+    a = reshaping.reshape(expanded, (5 * 2, 5, 7), dialect=dialect).shape
+    b = reshaping.reshape((5, 2, 7, 3), (5 * 2, 7, 3), dialect=dialect, op="view").shape
     product = linalg.bmm(a, b, dialect=dialect).shape
-    assert shape_ops.reshape(product, (5, 2, 5, 3), dialect=dialect, op="view").shape == \
+    assert reshaping.reshape(product, (5, 2, 5, 3), dialect=dialect, op="view").shape == \
         linalg.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape
 
 
@@ -513,8 +514,8 @@ def test_solve_5x5x5_with_5x5_b_is_ambiguous_across_libraries():
 
 @pytest.mark.parametrize("dialect", ALL, ids=str)
 def test_cat_does_not_broadcast(dialect):
-    assert shape_ops.concatenate([(2, 3), (2, 4)], 1, dialect=dialect).shape == (2, 7)
-    assert outcome(lambda: shape_ops.concatenate([(2, 3), (1, 3)], 1, dialect=dialect))[0] == \
+    assert joins.concatenate([(2, 3), (2, 4)], 1, dialect=dialect).shape == (2, 7)
+    assert outcome(lambda: joins.concatenate([(2, 3), (1, 3)], 1, dialect=dialect))[0] == \
         "error"
     assert real(lambda: np.concatenate([np.ones((2, 3)), np.ones((1, 3))], 1))[0] == "error"
 
@@ -544,8 +545,8 @@ def test_gather_index_of_lower_rank_is_refused_the_proposed_broadcast_never_ship
 
 
 def test_scatter_takes_index_no_larger_than_src_and_self():
-    assert shape_ops.scatter((3, 5), 0, (2, 5), (4, 5), dialect=TORCH).shape == (3, 5)
-    got = outcome(lambda: shape_ops.scatter((3, 5), 0, (2, 5), (1, 5), dialect=TORCH))
+    assert scatter_gather.scatter((3, 5), 0, (2, 5), (4, 5), dialect=TORCH).shape == (3, 5)
+    got = outcome(lambda: scatter_gather.scatter((3, 5), 0, (2, 5), (1, 5), dialect=TORCH))
     assert got[0] == "error"
     torch = pytest.importorskip("torch")
     index = torch.zeros(2, 5, dtype=torch.int64)
@@ -554,10 +555,10 @@ def test_scatter_takes_index_no_larger_than_src_and_self():
 
 
 def test_index_select_is_numpy_take_without_broadcasting():
-    assert shape_ops.index_select((3, 4), 0, (2,), dialect=TORCH).shape == (2, 4)
-    assert shape_ops.index_select((3, 4), 0, (2,), dialect=NUMPY).shape == \
+    assert scatter_gather.index_select((3, 4), 0, (2,), dialect=TORCH).shape == (2, 4)
+    assert scatter_gather.index_select((3, 4), 0, (2,), dialect=NUMPY).shape == \
         np.take(np.ones((3, 4)), [1, 0], axis=0).shape
-    got = outcome(lambda: shape_ops.index_select((3, 4), 0, (2, 1), dialect=TORCH))
+    got = outcome(lambda: scatter_gather.index_select((3, 4), 0, (2, 1), dialect=TORCH))
     torch = pytest.importorskip("torch")
     assert got == real(lambda: torch.index_select(torch.ones(3, 4), 0,
                                                   torch.zeros(2, 1, dtype=torch.int64)))
@@ -565,7 +566,7 @@ def test_index_select_is_numpy_take_without_broadcasting():
 
 @pytest.mark.parametrize("method", ["index_add", "index_copy"])
 def test_index_add_and_index_copy_example_keeps_self_shape_and_values(method):
-    rule = getattr(shape_ops, method)
+    rule = getattr(scatter_gather, method)
     assert rule((3, 3), 0, (2,), (2, 3), dialect=TORCH).shape == (3, 3)
     # No broadcasting: a source that would broadcast to (2, 3) is refused.
     refused = outcome(lambda: rule((3, 3), 0, (2,), (2, 1), dialect=TORCH))

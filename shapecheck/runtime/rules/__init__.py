@@ -25,11 +25,14 @@ __all__ += ["addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "cholesky", "d
             "outer", "pinv", "qr", "slogdet", "solve", "solve_b_is_vector", "svd", "tensordot",
             "vdot"]
 
-from .shape_ops import (REDUCE_OPS, T_attr, array_split, broadcast_arrays, broadcast_to, chunk,
-                        concatenate, diagonal, expand, expand_dims, flatten, hstack, index_add,
-                        index_copy, index_select, matrix_transpose, moveaxis, narrow, permute, ravel,
-                        reduce, repeat, repeat_interleave, reshape, scatter, select, split, squeeze, stack,
-                        swapaxes, tile, transpose, unbind, unfold, unsqueeze, view, vstack)
+from .reductions import REDUCE_OPS, reduce
+from .reshaping import expand_dims, flatten, ravel, reshape, squeeze, unsqueeze, view
+from .transposes import T_attr, matrix_transpose, moveaxis, permute, swapaxes, transpose
+from .broadcast_views import broadcast_arrays, broadcast_to, expand
+from .joins import concatenate, hstack, stack, vstack
+from .splits import array_split, chunk, diagonal, narrow, select, split, unbind, unfold
+from .repetition import repeat, repeat_interleave, tile
+from .scatter_gather import index_add, index_copy, index_select, scatter
 
 __all__ += ["REDUCE_OPS", "T_attr", "array_split", "broadcast_arrays", "broadcast_to", "chunk",
             "concatenate", "diagonal", "expand", "expand_dims", "flatten", "hstack",
