@@ -100,11 +100,13 @@ from .views import LayoutFn, call_view_kind, output_layout, resolved_view_kind
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
-_indexing = importlib.import_module(".rules.indexing", __package__)
-_linalg = importlib.import_module(".rules.linalg", __package__)
-_pointwise = importlib.import_module(".rules.pointwise", __package__)
 _broadcast_views = importlib.import_module(".rules.broadcast_views", __package__)
+_contractions = importlib.import_module(".rules.contractions", __package__)
+_indexing = importlib.import_module(".rules.indexing", __package__)
 _joins = importlib.import_module(".rules.joins", __package__)
+_lapack = importlib.import_module(".rules.lapack", __package__)
+_pointwise = importlib.import_module(".rules.pointwise", __package__)
+_products = importlib.import_module(".rules.products", __package__)
 _reductions = importlib.import_module(".rules.reductions", __package__)
 _repetition = importlib.import_module(".rules.repetition", __package__)
 _reshaping = importlib.import_module(".rules.reshaping", __package__)
@@ -703,70 +705,69 @@ def _unary_linalg(rule: Callable[..., Result]) -> Callable[..., Result]:
 def _einsum_rule(subscripts: str, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # torch.einsum("ij,jk", [a, b])
-    return _linalg.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
+    return _contractions.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
 
 
 def _tensordot_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     axes = args[0] if args else _kw(kwargs, "axes", "dims", default=2)
     if isinstance(axes, list):
         axes = tuple(tuple(x) if isinstance(x, list) else x for x in axes)
-    return _linalg.tensordot(_shape(a), _shape(b), axes, dialect=dialect)
+    return _contractions.tensordot(_shape(a), _shape(b), axes, dialect=dialect)
 
 
 def _svd_rule(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     full = args[0] if args else _kw(kwargs, "full_matrices", default=True)
     compute_uv = args[1] if len(args) > 1 else _kw(kwargs, "compute_uv", default=True)
-    return _linalg.svd(_shape(a), full_matrices=full, compute_uv=compute_uv, dialect=dialect)
+    return _lapack.svd(_shape(a), full_matrices=full, compute_uv=compute_uv, dialect=dialect)
 
 
 def _qr_rule(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     mode = args[0] if args else _kw(kwargs, "mode", default="reduced")
-    return _linalg.qr(_shape(a), mode=mode, dialect=dialect)
+    return _lapack.qr(_shape(a), mode=mode, dialect=dialect)
 
 
 _MULTI_LINALG = ("slogdet", "eig", "eigh", "svd", "qr")
 
 
 def _register_linalg() -> None:
-    la = _linalg
-    _add("np.matmul", "numpy", _binary(la.matmul))
-    _add("torch.matmul", "torch", _binary(la.matmul))
-    _add("matmul", "torch", _binary(la.matmul))
-    _add("__matmul__", "both", _binary(la.matmul))
-    _add("__rmatmul__", "both", _binary(la.matmul, reflected=True))
+    _add("np.matmul", "numpy", _binary(_products.matmul))
+    _add("torch.matmul", "torch", _binary(_products.matmul))
+    _add("matmul", "torch", _binary(_products.matmul))
+    _add("__matmul__", "both", _binary(_products.matmul))
+    _add("__rmatmul__", "both", _binary(_products.matmul, reflected=True))
     for name in ("mm", "mv", "bmm"):
-        _add(name, "torch", _binary(getattr(la, name)))
-        _add(f"torch.{name}", "torch", _binary(getattr(la, name)))
+        _add(name, "torch", _binary(getattr(_products, name)))
+        _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
     for name in ("dot", "vdot", "inner", "outer"):
-        _add(f"np.{name}", "numpy", _binary(getattr(la, name)))
-        _add(f"torch.{name}", "torch", _binary(getattr(la, name)))
-        _add(name, "torch", _binary(getattr(la, name)))
-    _add("dot", "numpy", _binary(la.dot))
-    _add("torch.ger", "torch", _binary(la.outer))
-    _add("ger", "torch", _binary(la.outer))
+        _add(f"np.{name}", "numpy", _binary(getattr(_products, name)))
+        _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
+        _add(name, "torch", _binary(getattr(_products, name)))
+    _add("dot", "numpy", _binary(_products.dot))
+    _add("torch.ger", "torch", _binary(_products.outer))
+    _add("ger", "torch", _binary(_products.outer))
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
-        _add(name, "torch", _fused(getattr(la, name)))
-        _add(f"torch.{name}", "torch", _fused(getattr(la, name)))
+        _add(name, "torch", _fused(getattr(_products, name)))
+        _add(f"torch.{name}", "torch", _fused(getattr(_products, name)))
     _add("np.einsum", "numpy", _einsum_rule)
     _add("torch.einsum", "torch", _einsum_rule)
     _add("np.tensordot", "numpy", _tensordot_rule)
     _add("torch.tensordot", "torch", _tensordot_rule)
     for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",
                  "pinv"):
-        rule = _unary_linalg(getattr(la, name))
+        rule = _unary_linalg(getattr(_lapack, name))
         multi = name in _MULTI_LINALG
         _add(f"np.linalg.{name}", "numpy", rule, multi_output=multi)
         _add(f"torch.linalg.{name}", "torch", rule, multi_output=multi)
-    _add("torch.inverse", "torch", _unary_linalg(la.inv))
-    _add("inverse", "torch", _unary_linalg(la.inv))
-    _add("torch.det", "torch", _unary_linalg(la.det))
-    _add("det", "torch", _unary_linalg(la.det))
+    _add("torch.inverse", "torch", _unary_linalg(_lapack.inv))
+    _add("inverse", "torch", _unary_linalg(_lapack.inv))
+    _add("torch.det", "torch", _unary_linalg(_lapack.det))
+    _add("det", "torch", _unary_linalg(_lapack.det))
     _add("np.linalg.svd", "numpy", _svd_rule, multi_output=True)
     _add("torch.linalg.svd", "torch", _svd_rule, multi_output=True)
     _add("np.linalg.qr", "numpy", _qr_rule, multi_output=True)
     _add("torch.linalg.qr", "torch", _qr_rule, multi_output=True)
-    _add("np.linalg.solve", "numpy", _binary(la.solve))
-    _add("torch.linalg.solve", "torch", _binary(la.solve))
+    _add("np.linalg.solve", "numpy", _binary(_lapack.solve))
+    _add("torch.linalg.solve", "torch", _binary(_lapack.solve))
 
 
 _register_linalg()

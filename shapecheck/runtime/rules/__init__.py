@@ -16,9 +16,10 @@ from .pointwise import (FALLBACK_OPS, POINTWISE_BINARY, POINTWISE_OPS, TERNARY_O
 __all__ += ["FALLBACK_OPS", "POINTWISE_BINARY", "POINTWISE_OPS", "TERNARY_OPS", "copy_into",
             "inplace", "inplace_dtype", "masked_fill", "out_param"]
 
-from .linalg import (addbmm, addmm, addmv, addr, baddbmm, bmm, cholesky, det, dot, eig, eigh,
-                     eigvals, eigvalsh, einsum, ger, inner, inv, matmul, mm, mv, outer, pinv, qr,
-                     slogdet, solve, solve_b_is_vector, svd, tensordot, vdot)
+from .products import addbmm, addmm, addmv, addr, baddbmm, bmm, dot, ger, inner, matmul, mm, mv, outer, vdot
+from .contractions import einsum, tensordot
+from .lapack import (cholesky, det, eig, eigh, eigvals, eigvalsh, inv, pinv, qr, slogdet, solve,
+                     solve_b_is_vector, svd)
 
 __all__ += ["addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "cholesky", "det", "dot", "eig",
             "eigh", "eigvals", "eigvalsh", "einsum", "ger", "inner", "inv", "matmul", "mm", "mv",
