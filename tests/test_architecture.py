@@ -137,7 +137,7 @@ def test_the_reader_sees_the_imports_it_must():
     # The resolution itself, on imports this package is known to make; if these fail the
     # other tests here would pass vacuously.
     assert "shapecheck.runtime.rules.indexing" in GRAPH["shapecheck.runtime.ops"]  # import_module
-    assert "shapecheck.runtime.rules.shape_ops" in GRAPH["shapecheck.runtime.rules.indexing"]
+    assert "shapecheck.runtime.rules.axes" in GRAPH["shapecheck.runtime.rules.indexing"]
     assert "shapecheck.runtime.dims" in GRAPH["shapecheck.runtime.layout"]
     assert "shapecheck.analysis.interpreter" in GRAPH["shapecheck.calc.evaluation"] or \
         any(m.startswith("shapecheck.analysis.interpret") for m in GRAPH["shapecheck.calc.evaluation"])

@@ -392,8 +392,8 @@ def engine_program(calls: list[_Call], dialect: Dialect) -> tuple[list, dict[int
 
     None when an operand shape is symbolic (there is nothing concrete to run).
     """
-    from shapecheck.runtime.engine import Ref
-    from shapecheck.runtime.engine import Step as EngineStep
+    from shapecheck.runtime.program import Ref
+    from shapecheck.runtime.program import Step as EngineStep
 
     program: list = []
     inputs: dict[str, int] = {}
@@ -441,7 +441,7 @@ def _array_step(shape: tuple, dtype: str):
 
     import numpy as np
 
-    from shapecheck.runtime.engine import Step as EngineStep
+    from shapecheck.runtime.program import Step as EngineStep
 
     if dtype.startswith(("float", "complex")) and math.prod(shape) <= CONFIRM_NUMEL_LIMIT:
         # A hash of the position (numpy.random would add 70 ms of import to every call).
@@ -469,7 +469,8 @@ def _confirm_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect) 
 
 
 def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect) -> Confirmation:
-    from shapecheck.runtime.engine import Engine, EngineArray
+    from shapecheck.runtime.engine import Engine
+    from shapecheck.runtime.program import EngineArray
 
     if not trace:
         return Confirmation("NumPy", "skipped", "no op to run")

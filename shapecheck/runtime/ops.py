@@ -100,10 +100,19 @@ from .views import LayoutFn, call_view_kind, output_layout, resolved_view_kind
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
+_broadcast_views = importlib.import_module(".rules.broadcast_views", __package__)
+_contractions = importlib.import_module(".rules.contractions", __package__)
 _indexing = importlib.import_module(".rules.indexing", __package__)
-_linalg = importlib.import_module(".rules.linalg", __package__)
+_joins = importlib.import_module(".rules.joins", __package__)
+_lapack = importlib.import_module(".rules.lapack", __package__)
 _pointwise = importlib.import_module(".rules.pointwise", __package__)
-_shape_ops = importlib.import_module(".rules.shape_ops", __package__)
+_products = importlib.import_module(".rules.products", __package__)
+_reductions = importlib.import_module(".rules.reductions", __package__)
+_repetition = importlib.import_module(".rules.repetition", __package__)
+_reshaping = importlib.import_module(".rules.reshaping", __package__)
+_scatter_gather = importlib.import_module(".rules.scatter_gather", __package__)
+_splits = importlib.import_module(".rules.splits", __package__)
+_transposes = importlib.import_module(".rules.transposes", __package__)
 
 ViewKind = Literal["none", "view", "repeated", "readonly", "maybe", "same"]
 VIEW_KINDS: frozenset[str] = frozenset({"none", "view", "repeated", "readonly", "maybe", "same"})
@@ -381,8 +390,8 @@ def _reshape_rule(op: str) -> Callable[..., Result]:
     def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
         new = size_args(sizes) if sizes else tuple(_kw(kwargs, "shape", "newshape", default=()))
         if op == "view" and dialect.is_torch:
-            return _viewable(x, _shape_ops.view(_shape(x), new, dialect=dialect))
-        return _shape_ops.reshape(_shape(x), new, dialect=dialect, op=op)
+            return _viewable(x, _reshaping.view(_shape(x), new, dialect=dialect))
+        return _reshaping.reshape(_shape(x), new, dialect=dialect, op=op)
     return rule
 
 
@@ -390,8 +399,8 @@ def _like_rule(op: str) -> Callable[..., Result]:
     """``x.view_as(y)`` / ``x.reshape_as(y)`` / ``x.expand_as(y)``."""
     def rule(x: Any, other: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
         if op == "expand":
-            return _shape_ops.expand(_shape(x), _shape(other), dialect=dialect, dtype=_dtype(x))
-        result = _shape_ops.reshape(_shape(x), _shape(other), dialect=dialect, op=op)
+            return _broadcast_views.expand(_shape(x), _shape(other), dialect=dialect, dtype=_dtype(x))
+        result = _reshaping.reshape(_shape(x), _shape(other), dialect=dialect, op=op)
         return _viewable(x, result) if op == "view" else result
     return rule
 
@@ -401,26 +410,26 @@ def _numpy_transpose_rule(x: Any, *axes: Any, dialect: Dialect, **kwargs: Any) -
     order = size_args(axes) if axes else _kw(kwargs, "axes")
     if order is not None and len(order) == 0:
         order = None
-    return _shape_ops.transpose(_shape(x), order, dialect=dialect)
+    return _transposes.transpose(_shape(x), order, dialect=dialect)
 
 
 def _torch_transpose_rule(x: Any, dim0: int, dim1: int, *, dialect: Dialect,
                           **kwargs: Any) -> Result:
-    return _shape_ops.transpose(_shape(x), (dim0, dim1), dialect=dialect)
+    return _transposes.transpose(_shape(x), (dim0, dim1), dialect=dialect)
 
 
 def _torch_t_rule(x: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.transpose(_shape(x), None, dialect=dialect)
+    return _transposes.transpose(_shape(x), None, dialect=dialect)
 
 
 def _permute_rule(x: Any, *dims: Any, dialect: Dialect, **kwargs: Any) -> Result:
     order = size_args(dims) if dims else tuple(_kw(kwargs, "dims", "axes", default=()))
-    return _shape_ops.permute(_shape(x), order, dialect=dialect)
+    return _transposes.permute(_shape(x), order, dialect=dialect)
 
 
 def _squeeze_rule(x: Any, *axis: Any, dialect: Dialect, **kwargs: Any) -> Result:
     which = axis[0] if axis else _kw(kwargs, "axis", "dim")
-    return _shape_ops.squeeze(_shape(x), which, dialect=dialect)
+    return _reshaping.squeeze(_shape(x), which, dialect=dialect)
 
 
 def _expand_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -428,16 +437,16 @@ def _expand_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result
         raise ShapeError("argument", 'expand() missing 1 required positional arguments: "size"',
                          "TypeError")
     target = size_args(sizes) if sizes else tuple(kwargs["size"])
-    return _shape_ops.expand(_shape(x), target, dialect=dialect, dtype=_dtype(x))
+    return _broadcast_views.expand(_shape(x), target, dialect=dialect, dtype=_dtype(x))
 
 
 def _broadcast_to_rule(x: Any, shape: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
     target = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _shape_ops.broadcast_to(_shape(x), target, dialect=dialect, dtype=_dtype(x))
+    return _broadcast_views.broadcast_to(_shape(x), target, dialect=dialect, dtype=_dtype(x))
 
 
 def _broadcast_arrays_rule(*xs: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.broadcast_arrays(*[_shape(x) for x in xs], dialect=dialect)
+    return _broadcast_views.broadcast_arrays(*[_shape(x) for x in xs], dialect=dialect)
 
 
 def _join_rule(rule: Callable[..., Result], axis_names: tuple[str, ...]) -> Callable[..., Result]:
@@ -465,7 +474,7 @@ def _reduce_rule(op: str) -> Callable[..., Result]:
             keep = _kw(kwargs, "keepdims", default=False)
         if isinstance(axis, list):
             axis = tuple(axis)
-        return _shape_ops.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
+        return _reductions.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
     return rule
 
 
@@ -478,7 +487,7 @@ def _split_rule(rule: Callable[..., Result], axis_names: tuple[str, ...]) -> Cal
 
 def _unbind_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     dim = args[0] if args else _kw(kwargs, "dim", "axis", default=0)
-    return _shape_ops.unbind(_shape(x), dim, dialect=dialect)
+    return _splits.unbind(_shape(x), dim, dialect=dialect)
 
 
 def _diagonal_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -486,7 +495,7 @@ def _diagonal_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Resul
     defaults = (0, 0, 1)
     values = [args[i] if len(args) > i else _kw(kwargs, *names[i], default=defaults[i])
               for i in range(3)]
-    return _shape_ops.diagonal(_shape(x), *values, dialect=dialect)
+    return _splits.diagonal(_shape(x), *values, dialect=dialect)
 
 
 def _same_shape_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -495,16 +504,16 @@ def _same_shape_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Res
 
 
 def _torch_repeat_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.repeat(_shape(x), size_args(sizes), dialect=dialect)
+    return _repetition.repeat(_shape(x), size_args(sizes), dialect=dialect)
 
 
 def _numpy_repeat_rule(x: Any, repeats: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     axis = args[0] if args else _kw(kwargs, "axis")
-    return _shape_ops.repeat(_shape(x), repeats, axis, dialect=dialect)
+    return _repetition.repeat(_shape(x), repeats, axis, dialect=dialect)
 
 
 def _tile_rule(x: Any, *reps: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.tile(_shape(x), size_args(reps) if len(reps) != 1 else reps[0], dialect=dialect)
+    return _repetition.tile(_shape(x), size_args(reps) if len(reps) != 1 else reps[0], dialect=dialect)
 
 
 def _gather_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
@@ -512,7 +521,7 @@ def _gather_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: An
 
 
 def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    return _shape_ops.index_select(_shape(x), dim, _shape(index), dialect=dialect)
+    return _scatter_gather.index_select(_shape(x), dim, _shape(index), dialect=dialect)
 
 
 def _take_along_rule(x: Any, indices: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -534,7 +543,6 @@ _REDUCTIONS = ("sum", "prod", "mean", "std", "var", "amax", "amin", "any", "all"
 
 
 def _register_shape_ops() -> None:
-    so = _shape_ops
     # reshaping: a view when the strides allow it
     _add("np.reshape", "numpy", _reshape_rule("reshape"), view_kind="maybe", layout=V.reshaped)
     _add("reshape", "both", _reshape_rule("reshape"), view_kind="maybe", layout=V.reshaped)
@@ -543,12 +551,12 @@ def _register_shape_ops() -> None:
     _add("view", "numpy", _numpy_view_rule, view_kind="view", layout=V.same)
     _add("view_as", "torch", _like_rule("view"), view_kind="view", layout=V.reshaped)
     _add("reshape_as", "torch", _like_rule("reshape"), view_kind="maybe", layout=V.reshaped)
-    _add("np.ravel", "numpy", _x(so.ravel), view_kind="maybe", layout=V.reshaped)
-    _add("ravel", "both", _x(so.ravel), view_kind="maybe", layout=V.reshaped)
-    _add("torch.ravel", "torch", _x(so.ravel), view_kind="maybe", layout=V.reshaped)
-    _add("flatten", "numpy", _x(so.flatten))  # ndarray.flatten always copies
-    _add("flatten", "torch", _x(so.flatten), view_kind="maybe", layout=V.reshaped)
-    _add("torch.flatten", "torch", _x(so.flatten), view_kind="maybe", layout=V.reshaped)
+    _add("np.ravel", "numpy", _x(_reshaping.ravel), view_kind="maybe", layout=V.reshaped)
+    _add("ravel", "both", _x(_reshaping.ravel), view_kind="maybe", layout=V.reshaped)
+    _add("torch.ravel", "torch", _x(_reshaping.ravel), view_kind="maybe", layout=V.reshaped)
+    _add("flatten", "numpy", _x(_reshaping.flatten))  # ndarray.flatten always copies
+    _add("flatten", "torch", _x(_reshaping.flatten), view_kind="maybe", layout=V.reshaped)
+    _add("torch.flatten", "torch", _x(_reshaping.flatten), view_kind="maybe", layout=V.reshaped)
     _add("contiguous", "torch", _same_shape_rule, view_kind="maybe", layout=V.contiguous)
     _add("np.ascontiguousarray", "numpy", _same_shape_rule, view_kind="maybe",
          layout=V.contiguous)
@@ -559,17 +567,17 @@ def _register_shape_ops() -> None:
     _add("transpose", "torch", _torch_transpose_rule, view_kind="view", layout=V.swap)
     _add("torch.transpose", "torch", _torch_transpose_rule, view_kind="view", layout=V.swap)
     for name in ("swapaxes", "swapdims"):
-        _add(name, "torch", _x(so.swapaxes), view_kind="view", layout=V.swap)
-        _add(f"torch.{name}", "torch", _x(so.swapaxes), view_kind="view", layout=V.swap)
-    _add("swapaxes", "numpy", _x(so.swapaxes), view_kind="view", layout=V.swap)
-    _add("np.swapaxes", "numpy", _x(so.swapaxes), view_kind="view", layout=V.swap)
-    _add("np.moveaxis", "numpy", _x(so.moveaxis), view_kind="view", layout=V.moveaxis)
+        _add(name, "torch", _x(_transposes.swapaxes), view_kind="view", layout=V.swap)
+        _add(f"torch.{name}", "torch", _x(_transposes.swapaxes), view_kind="view", layout=V.swap)
+    _add("swapaxes", "numpy", _x(_transposes.swapaxes), view_kind="view", layout=V.swap)
+    _add("np.swapaxes", "numpy", _x(_transposes.swapaxes), view_kind="view", layout=V.swap)
+    _add("np.moveaxis", "numpy", _x(_transposes.moveaxis), view_kind="view", layout=V.moveaxis)
     for name in ("movedim", "moveaxis"):
-        _add(name, "torch", _x(so.moveaxis), view_kind="view", layout=V.moveaxis)
-        _add(f"torch.{name}", "torch", _x(so.moveaxis), view_kind="view", layout=V.moveaxis)
-    _add("T", "both", _x(so.T_attr), view_kind="view", layout=V.reversed_dims)
-    _add("mT", "both", _x(so.matrix_transpose), view_kind="view", layout=V.matrix_transpose)
-    _add("np.matrix_transpose", "numpy", _x(so.matrix_transpose), view_kind="view", layout=V.matrix_transpose)
+        _add(name, "torch", _x(_transposes.moveaxis), view_kind="view", layout=V.moveaxis)
+        _add(f"torch.{name}", "torch", _x(_transposes.moveaxis), view_kind="view", layout=V.moveaxis)
+    _add("T", "both", _x(_transposes.T_attr), view_kind="view", layout=V.reversed_dims)
+    _add("mT", "both", _x(_transposes.matrix_transpose), view_kind="view", layout=V.matrix_transpose)
+    _add("np.matrix_transpose", "numpy", _x(_transposes.matrix_transpose), view_kind="view", layout=V.matrix_transpose)
     _add("t", "torch", _torch_t_rule, view_kind="view", layout=V.torch_t)
     _add("torch.t", "torch", _torch_t_rule, view_kind="view", layout=V.torch_t)
     _add("permute", "torch", _permute_rule, view_kind="view", layout=V.permute)
@@ -578,9 +586,9 @@ def _register_shape_ops() -> None:
     _add("squeeze", "both", _squeeze_rule, view_kind="view", layout=V.squeeze)
     _add("np.squeeze", "numpy", _squeeze_rule, view_kind="view", layout=V.squeeze)
     _add("torch.squeeze", "torch", _squeeze_rule, view_kind="view", layout=V.squeeze)
-    _add("np.expand_dims", "numpy", _x(so.expand_dims), view_kind="view", layout=V.expand_dims)
-    _add("unsqueeze", "torch", _x(so.unsqueeze), view_kind="view", layout=V.unsqueeze)
-    _add("torch.unsqueeze", "torch", _x(so.unsqueeze), view_kind="view", layout=V.unsqueeze)
+    _add("np.expand_dims", "numpy", _x(_reshaping.expand_dims), view_kind="view", layout=V.expand_dims)
+    _add("unsqueeze", "torch", _x(_reshaping.unsqueeze), view_kind="view", layout=V.unsqueeze)
+    _add("torch.unsqueeze", "torch", _x(_reshaping.unsqueeze), view_kind="view", layout=V.unsqueeze)
     # broadcasting views: several indices may reach one element
     _add("expand", "torch", _expand_rule, view_kind="repeated", repeats=True, layout=V.expand)
     _add("expand_as", "torch", _like_rule("expand"), view_kind="repeated", repeats=True, layout=V.expand)
@@ -596,36 +604,36 @@ def _register_shape_ops() -> None:
     _add("as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True, layout=V.as_strided)
     _add("torch.as_strided", "torch", _as_strided_rule, view_kind="view", repeats=True, layout=V.as_strided)
     # slicing views
-    _add("narrow", "torch", _x(so.narrow), view_kind="view", layout=V.narrow)
-    _add("torch.narrow", "torch", _x(so.narrow), view_kind="view", layout=V.narrow)
-    _add("select", "torch", _x(so.select), view_kind="view", layout=V.select)
-    _add("torch.select", "torch", _x(so.select), view_kind="view", layout=V.select)
-    _add("unfold", "torch", _x(so.unfold), view_kind="view", layout=V.unfold)
+    _add("narrow", "torch", _x(_splits.narrow), view_kind="view", layout=V.narrow)
+    _add("torch.narrow", "torch", _x(_splits.narrow), view_kind="view", layout=V.narrow)
+    _add("select", "torch", _x(_splits.select), view_kind="view", layout=V.select)
+    _add("torch.select", "torch", _x(_splits.select), view_kind="view", layout=V.select)
+    _add("unfold", "torch", _x(_splits.unfold), view_kind="view", layout=V.unfold)
     _add("diagonal", "numpy", _diagonal_rule, view_kind="readonly", layout=V.diagonal)
     _add("np.diagonal", "numpy", _diagonal_rule, view_kind="readonly", layout=V.diagonal)
     _add("diagonal", "torch", _diagonal_rule, view_kind="view", layout=V.diagonal)
     _add("torch.diagonal", "torch", _diagonal_rule, view_kind="view", layout=V.diagonal)
     # splitting: every piece views the input
-    _add("np.split", "numpy", _split_rule(so.split, ("axis",)), view_kind="view",
+    _add("np.split", "numpy", _split_rule(_splits.split, ("axis",)), view_kind="view",
          multi_output=True)
-    _add("np.array_split", "numpy", _split_rule(so.array_split, ("axis",)), view_kind="view",
+    _add("np.array_split", "numpy", _split_rule(_splits.array_split, ("axis",)), view_kind="view",
          multi_output=True)
     _add("np.unstack", "numpy", _unbind_rule, view_kind="view", multi_output=True)
-    for name, rule in (("split", _split_rule(so.split, ("dim",))),
-                       ("chunk", _split_rule(so.chunk, ("dim",))), ("unbind", _unbind_rule)):
+    for name, rule in (("split", _split_rule(_splits.split, ("dim",))),
+                       ("chunk", _split_rule(_splits.chunk, ("dim",))), ("unbind", _unbind_rule)):
         _add(name, "torch", rule, view_kind="view", multi_output=True)
         _add(f"torch.{name}", "torch", rule, view_kind="view", multi_output=True)
     # joins and repetition: new arrays
-    _add("np.concatenate", "numpy", _join_rule(so.concatenate, ("axis",)))
-    _add("np.concat", "numpy", _join_rule(so.concatenate, ("axis",)))
-    _add("np.stack", "numpy", _join_rule(so.stack, ("axis",)))
-    _add("np.hstack", "numpy", _hvstack_rule(so.hstack))
-    _add("np.vstack", "numpy", _hvstack_rule(so.vstack))
+    _add("np.concatenate", "numpy", _join_rule(_joins.concatenate, ("axis",)))
+    _add("np.concat", "numpy", _join_rule(_joins.concatenate, ("axis",)))
+    _add("np.stack", "numpy", _join_rule(_joins.stack, ("axis",)))
+    _add("np.hstack", "numpy", _hvstack_rule(_joins.hstack))
+    _add("np.vstack", "numpy", _hvstack_rule(_joins.vstack))
     for name in ("cat", "concat", "concatenate"):
-        _add(f"torch.{name}", "torch", _join_rule(so.concatenate, ("dim", "axis")))
-    _add("torch.stack", "torch", _join_rule(so.stack, ("dim", "axis")))
-    _add("torch.hstack", "torch", _hvstack_rule(so.hstack))
-    _add("torch.vstack", "torch", _hvstack_rule(so.vstack))
+        _add(f"torch.{name}", "torch", _join_rule(_joins.concatenate, ("dim", "axis")))
+    _add("torch.stack", "torch", _join_rule(_joins.stack, ("dim", "axis")))
+    _add("torch.hstack", "torch", _hvstack_rule(_joins.hstack))
+    _add("torch.vstack", "torch", _hvstack_rule(_joins.vstack))
     _add("repeat", "torch", _torch_repeat_rule)
     _add("repeat", "numpy", _numpy_repeat_rule)
     _add("np.repeat", "numpy", _numpy_repeat_rule)
@@ -697,70 +705,69 @@ def _unary_linalg(rule: Callable[..., Result]) -> Callable[..., Result]:
 def _einsum_rule(subscripts: str, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # torch.einsum("ij,jk", [a, b])
-    return _linalg.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
+    return _contractions.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
 
 
 def _tensordot_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     axes = args[0] if args else _kw(kwargs, "axes", "dims", default=2)
     if isinstance(axes, list):
         axes = tuple(tuple(x) if isinstance(x, list) else x for x in axes)
-    return _linalg.tensordot(_shape(a), _shape(b), axes, dialect=dialect)
+    return _contractions.tensordot(_shape(a), _shape(b), axes, dialect=dialect)
 
 
 def _svd_rule(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     full = args[0] if args else _kw(kwargs, "full_matrices", default=True)
     compute_uv = args[1] if len(args) > 1 else _kw(kwargs, "compute_uv", default=True)
-    return _linalg.svd(_shape(a), full_matrices=full, compute_uv=compute_uv, dialect=dialect)
+    return _lapack.svd(_shape(a), full_matrices=full, compute_uv=compute_uv, dialect=dialect)
 
 
 def _qr_rule(a: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     mode = args[0] if args else _kw(kwargs, "mode", default="reduced")
-    return _linalg.qr(_shape(a), mode=mode, dialect=dialect)
+    return _lapack.qr(_shape(a), mode=mode, dialect=dialect)
 
 
 _MULTI_LINALG = ("slogdet", "eig", "eigh", "svd", "qr")
 
 
 def _register_linalg() -> None:
-    la = _linalg
-    _add("np.matmul", "numpy", _binary(la.matmul))
-    _add("torch.matmul", "torch", _binary(la.matmul))
-    _add("matmul", "torch", _binary(la.matmul))
-    _add("__matmul__", "both", _binary(la.matmul))
-    _add("__rmatmul__", "both", _binary(la.matmul, reflected=True))
+    _add("np.matmul", "numpy", _binary(_products.matmul))
+    _add("torch.matmul", "torch", _binary(_products.matmul))
+    _add("matmul", "torch", _binary(_products.matmul))
+    _add("__matmul__", "both", _binary(_products.matmul))
+    _add("__rmatmul__", "both", _binary(_products.matmul, reflected=True))
     for name in ("mm", "mv", "bmm"):
-        _add(name, "torch", _binary(getattr(la, name)))
-        _add(f"torch.{name}", "torch", _binary(getattr(la, name)))
+        _add(name, "torch", _binary(getattr(_products, name)))
+        _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
     for name in ("dot", "vdot", "inner", "outer"):
-        _add(f"np.{name}", "numpy", _binary(getattr(la, name)))
-        _add(f"torch.{name}", "torch", _binary(getattr(la, name)))
-        _add(name, "torch", _binary(getattr(la, name)))
-    _add("dot", "numpy", _binary(la.dot))
-    _add("torch.ger", "torch", _binary(la.outer))
-    _add("ger", "torch", _binary(la.outer))
+        _add(f"np.{name}", "numpy", _binary(getattr(_products, name)))
+        _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
+        _add(name, "torch", _binary(getattr(_products, name)))
+    _add("dot", "numpy", _binary(_products.dot))
+    _add("torch.ger", "torch", _binary(_products.outer))
+    _add("ger", "torch", _binary(_products.outer))
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
-        _add(name, "torch", _fused(getattr(la, name)))
-        _add(f"torch.{name}", "torch", _fused(getattr(la, name)))
+        _add(name, "torch", _fused(getattr(_products, name)))
+        _add(f"torch.{name}", "torch", _fused(getattr(_products, name)))
     _add("np.einsum", "numpy", _einsum_rule)
     _add("torch.einsum", "torch", _einsum_rule)
     _add("np.tensordot", "numpy", _tensordot_rule)
     _add("torch.tensordot", "torch", _tensordot_rule)
     for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",
                  "pinv"):
-        rule = _unary_linalg(getattr(la, name))
+        rule = _unary_linalg(getattr(_lapack, name))
         multi = name in _MULTI_LINALG
         _add(f"np.linalg.{name}", "numpy", rule, multi_output=multi)
         _add(f"torch.linalg.{name}", "torch", rule, multi_output=multi)
-    _add("torch.inverse", "torch", _unary_linalg(la.inv))
-    _add("inverse", "torch", _unary_linalg(la.inv))
-    _add("torch.det", "torch", _unary_linalg(la.det))
-    _add("det", "torch", _unary_linalg(la.det))
+    _add("torch.inverse", "torch", _unary_linalg(_lapack.inv))
+    _add("inverse", "torch", _unary_linalg(_lapack.inv))
+    _add("torch.det", "torch", _unary_linalg(_lapack.det))
+    _add("det", "torch", _unary_linalg(_lapack.det))
     _add("np.linalg.svd", "numpy", _svd_rule, multi_output=True)
     _add("torch.linalg.svd", "torch", _svd_rule, multi_output=True)
     _add("np.linalg.qr", "numpy", _qr_rule, multi_output=True)
     _add("torch.linalg.qr", "torch", _qr_rule, multi_output=True)
-    _add("np.linalg.solve", "numpy", _binary(la.solve))
-    _add("torch.linalg.solve", "torch", _binary(la.solve))
+    _add("np.linalg.solve", "numpy", _binary(_lapack.solve))
+    _add("torch.linalg.solve", "torch", _binary(_lapack.solve))
 
 
 _register_linalg()

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shapecheck.runtime.engine import Engine, Ref, Step
+from shapecheck.runtime.engine import Engine
+from shapecheck.runtime.program import Ref, Step
 
 from real_library import call_real, class_names
 

@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from shapecheck.runtime.engine import (NUMPY_READONLY_ASSIGN, NUMPY_READONLY_OUTPUT,
-                                       TORCH_PARTIAL_OVERLAP, TORCH_REPEATED_WRITE, Engine, Ref,
-                                       Step)
+from shapecheck.runtime.engine import Engine
+from shapecheck.runtime.program import (NUMPY_READONLY_ASSIGN, NUMPY_READONLY_OUTPUT, TORCH_PARTIAL_OVERLAP,
+                                        TORCH_REPEATED_WRITE, Ref, Step)
 
 from real_library import call_real, class_names
 

@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 
 from shapecheck.runtime.dialects import NUMPY, NUMPY1, TORCH, TORCH_LEGACY
 from shapecheck.runtime.dims import UNKNOWN, sym
-from shapecheck.runtime.rules import linalg
+from shapecheck.runtime.rules import contractions as contraction_rules
+from shapecheck.runtime.rules import lapack as lapack_rules
+from shapecheck.runtime.rules import products as product_rules
 from shapecheck.runtime.verdicts import ShapeError
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None,
@@ -132,35 +134,35 @@ def test_products_match_numpy_and_torch(operands):
     a, b = operands
     for op in PRODUCT_OPS_NUMPY:
         real = run_real(getattr(np, op), np_zeros(a), np_zeros(b))
-        assert_same(run_rule(getattr(linalg, op), a, b, dialect=NUMPY), real, f"np.{op}{a}{b}",
+        assert_same(run_rule(getattr(product_rules, op), a, b, dialect=NUMPY), real, f"np.{op}{a}{b}",
                     family="matmul")
     torch = require_torch()
     for op in PRODUCT_OPS_TORCH:
         real = run_real(getattr(torch, op), torch.zeros(a), torch.zeros(b))
-        assert_same(run_rule(getattr(linalg, op), a, b, dialect=TORCH), real,
+        assert_same(run_rule(getattr(product_rules, op), a, b, dialect=TORCH), real,
                     f"torch.{op}{a}{b}", family="matmul")
 
 
 def test_matmul_example_from_the_broadcasting_notes():
     # a (2,5,7) @ b (5,2,7,3) -> (5,2,5,3) in both libraries.
     for dialect in (NUMPY, TORCH):
-        assert linalg.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape == (5, 2, 5, 3)
+        assert product_rules.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape == (5, 2, 5, 3)
 
 
 def test_matmul_symbolic_batch_contracts_known_inner_dim():
     B, T, D, E = sym("B"), sym("T"), sym("D"), sym("E")
     for dialect in (NUMPY, TORCH):
-        assert linalg.matmul((B, T, D), (D, E), dialect=dialect).shape == (B, T, E)
+        assert product_rules.matmul((B, T, D), (D, E), dialect=dialect).shape == (B, T, E)
 
 
 def test_matmul_symbolic_errors_only_when_certain():
     B, K, J = sym("B"), sym("K"), sym("J")
     for dialect in (NUMPY, TORCH):
         with pytest.raises(ShapeError) as info:
-            linalg.matmul((B, 3), (4, 5), dialect=dialect)
+            product_rules.matmul((B, 3), (4, 5), dialect=dialect)
         assert info.value.kind == "matmul"
-        assert linalg.matmul((B, K), (J, 5), dialect=dialect).shape == (B, 5)
-        assert linalg.matmul((UNKNOWN, 2, 3), (4, 3, 5), dialect=dialect).shape == (4, 2, 5)
+        assert product_rules.matmul((B, K), (J, 5), dialect=dialect).shape == (B, 5)
+        assert product_rules.matmul((UNKNOWN, 2, 3), (4, 3, 5), dialect=dialect).shape == (4, 2, 5)
 
 
 # --------------------------------------------------------------------------- fused BLAS
@@ -196,7 +198,7 @@ def test_fused_blas_matches_torch(cases):
     torch = require_torch()
     for op, c, a, b in cases:
         real = run_real(getattr(torch, op), torch.zeros(c), torch.zeros(a), torch.zeros(b))
-        assert_same(run_rule(getattr(linalg, op), c, a, b, dialect=TORCH), real,
+        assert_same(run_rule(getattr(product_rules, op), c, a, b, dialect=TORCH), real,
                     f"torch.{op}{c}{a}{b}", family="fused")
 
 
@@ -209,7 +211,7 @@ def test_fused_blas_matches_torch(cases):
 ])
 def test_fused_ops_follow_the_notes_table_only_the_add_broadcasts(op, a, b, unfused):
     # The table: the result is the unfused product's size, and C broadcasts to it.
-    rule = getattr(linalg, op)
+    rule = getattr(product_rules, op)
     assert rule(unfused, a, b, dialect=TORCH).shape == unfused
     assert rule((1,) * len(unfused), a, b, dialect=TORCH).shape == unfused
     if op != "addmv":
@@ -267,21 +269,21 @@ EINSUM_EXAMPLES = 550
 def test_einsum_matches_numpy_and_torch(case):
     equation, shapes = case
     real = run_real(np.einsum, equation, *[np_zeros(s) for s in shapes])
-    assert_same(run_rule(linalg.einsum, equation, *shapes, dialect=NUMPY), real,
+    assert_same(run_rule(contraction_rules.einsum, equation, *shapes, dialect=NUMPY), real,
                 f"np.einsum({equation!r}, {shapes})", family="einsum")
     torch = require_torch()
     real = run_real(torch.einsum, equation, *[torch.zeros(s) for s in shapes])
-    assert_same(run_rule(linalg.einsum, equation, *shapes, dialect=TORCH), real,
+    assert_same(run_rule(contraction_rules.einsum, equation, *shapes, dialect=TORCH), real,
                 f"torch.einsum({equation!r}, {shapes})", family="einsum")
 
 
 def test_einsum_symbolic_sizes_flow_to_the_output():
     B, T, D, E = sym("B"), sym("T"), sym("D"), sym("E")
     for dialect in (NUMPY, TORCH):
-        assert linalg.einsum("btd,de->bte", (B, T, D), (D, E), dialect=dialect).shape == (B, T, E)
-        assert linalg.einsum("...d,d", (B, T, D), (D,), dialect=dialect).shape == (B, T)
+        assert contraction_rules.einsum("btd,de->bte", (B, T, D), (D, E), dialect=dialect).shape == (B, T, E)
+        assert contraction_rules.einsum("...d,d", (B, T, D), (D,), dialect=dialect).shape == (B, T)
         with pytest.raises(ShapeError) as info:
-            linalg.einsum("bd,d->b", (B, 3), (4,), dialect=dialect)
+            contraction_rules.einsum("bd,d->b", (B, 3), (4,), dialect=dialect)
         assert info.value.kind == "einsum"
 
 
@@ -318,10 +320,10 @@ def test_tensordot_matches_numpy_and_torch(case):
     torch = require_torch()
     for axes in axes_forms:
         real = run_real(np.tensordot, np_zeros(a), np_zeros(b), axes=axes)
-        assert_same(run_rule(linalg.tensordot, a, b, axes, dialect=NUMPY), real,
+        assert_same(run_rule(contraction_rules.tensordot, a, b, axes, dialect=NUMPY), real,
                     f"np.tensordot{a}{b} axes={axes}", family="tensordot")
         real = run_real(torch.tensordot, torch.zeros(a), torch.zeros(b), dims=axes)
-        assert_same(run_rule(linalg.tensordot, a, b, axes, dialect=TORCH), real,
+        assert_same(run_rule(contraction_rules.tensordot, a, b, axes, dialect=TORCH), real,
                     f"torch.tensordot{a}{b} dims={axes}", family="tensordot")
 
 
@@ -377,7 +379,7 @@ def test_lapack_shapes_match_numpy_and_torch(shape):
     torch = require_torch()
     for rule_name, np_name, torch_name, kwargs in LAPACK_OPS:
         data = well_conditioned(shape, spd=rule_name in ("cholesky", "eigh", "eigvalsh"))
-        rule = getattr(linalg, rule_name)
+        rule = getattr(lapack_rules, rule_name)
         real = run_real(getattr(np.linalg, np_name), data, **kwargs)
         assert_same(run_rule(rule, shape, dialect=NUMPY, **kwargs), real,
                     f"np.linalg.{np_name}{shape} {kwargs}", family="lapack")
@@ -430,14 +432,14 @@ def test_solve_matches_numpy2_numpy1_and_torch(case):
     A = well_conditioned(a)
     B = np.ones(b)
     real = run_real(np.linalg.solve, A, B)
-    assert_same(run_rule(linalg.solve, a, b, dialect=NUMPY), real, f"np.linalg.solve{a}{b}",
+    assert_same(run_rule(lapack_rules.solve, a, b, dialect=NUMPY), real, f"np.linalg.solve{a}{b}",
                 family="solve")
     real = run_real(numpy1_solve, A, B)
-    assert_same(run_rule(linalg.solve, a, b, dialect=NUMPY1), real, f"numpy-1 solve{a}{b}",
+    assert_same(run_rule(lapack_rules.solve, a, b, dialect=NUMPY1), real, f"numpy-1 solve{a}{b}",
                 family="solve")
     torch = require_torch()
     real = run_real(torch.linalg.solve, torch.from_numpy(A), torch.from_numpy(B))
-    assert_same(run_rule(linalg.solve, a, b, dialect=TORCH), real, f"torch.linalg.solve{a}{b}",
+    assert_same(run_rule(lapack_rules.solve, a, b, dialect=TORCH), real, f"torch.linalg.solve{a}{b}",
                 family="solve")
 
 
@@ -448,12 +450,12 @@ def test_solve_matches_numpy2_numpy1_and_torch(case):
     ((2, 4, 5, 9, 6), (2, 4, 5, 9, 6)),
 ])
 def test_numpy1_solve_examples_from_the_notes(b, expected):
-    assert linalg.solve((2, 4, 5, 9, 6, 6), b, dialect=NUMPY1).shape == expected
+    assert lapack_rules.solve((2, 4, 5, 9, 6, 6), b, dialect=NUMPY1).shape == expected
 
 
 def test_numpy1_solve1_pattern_error_from_the_notes():
     with pytest.raises(ShapeError) as info:
-        linalg.solve((2, 4, 5, 9, 6, 6), (4, 5, 9, 6, 15), dialect=NUMPY1)
+        lapack_rules.solve((2, 4, 5, 9, 6, 6), (4, 5, 9, 6, 15), dialect=NUMPY1)
     assert info.value.exc_type == "ValueError"
     assert info.value.message == (
         "solve1: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
@@ -462,66 +464,66 @@ def test_numpy1_solve1_pattern_error_from_the_notes():
 
 @pytest.mark.parametrize("b, expected", [((4,), (4, 1)), ((4, 1), (4, 1)), ((4, 3), (4, 3))])
 def test_torch_legacy_gesv_table_treats_a_vector_b_as_a_column(b, expected):
-    assert linalg.solve((4, 4), b, dialect=TORCH_LEGACY).shape == expected
+    assert lapack_rules.solve((4, 4), b, dialect=TORCH_LEGACY).shape == expected
 
 
 def test_solve_b_reading_differs_across_libraries():
     # A (5,5,5), B (5,5): the notes' ambiguous case.
     a, b = (5, 5, 5), (5, 5)
-    assert linalg.solve(a, b, dialect=NUMPY).shape == (5, 5, 5)       # b.ndim != 1: matrix
-    assert linalg.solve(a, b, dialect=NUMPY1).shape == (5, 5)         # ndim rule: vector
-    assert linalg.solve(a, b, dialect=TORCH).shape == (5, 5)          # b.shape == a.shape[:-1]
+    assert lapack_rules.solve(a, b, dialect=NUMPY).shape == (5, 5, 5)       # b.ndim != 1: matrix
+    assert lapack_rules.solve(a, b, dialect=NUMPY1).shape == (5, 5)         # ndim rule: vector
+    assert lapack_rules.solve(a, b, dialect=TORCH).shape == (5, 5)          # b.shape == a.shape[:-1]
     # A (2,3,3), B (2,3): numpy 2 reads a matrix and fails; numpy-1 and torch read vectors.
     with pytest.raises(ShapeError):
-        linalg.solve((2, 3, 3), (2, 3), dialect=NUMPY)
-    assert linalg.solve((2, 3, 3), (2, 3), dialect=NUMPY1).shape == (2, 3)
-    assert linalg.solve((2, 3, 3), (2, 3), dialect=TORCH).shape == (2, 3)
+        lapack_rules.solve((2, 3, 3), (2, 3), dialect=NUMPY)
+    assert lapack_rules.solve((2, 3, 3), (2, 3), dialect=NUMPY1).shape == (2, 3)
+    assert lapack_rules.solve((2, 3, 3), (2, 3), dialect=TORCH).shape == (2, 3)
     # A (1,3,3), B (2,3): torch's shape test fails, so b is a 2x3 matrix: error.
     with pytest.raises(ShapeError):
-        linalg.solve((1, 3, 3), (2, 3), dialect=TORCH)
-    assert linalg.solve((1, 3, 3), (2, 3), dialect=NUMPY1).shape == (2, 3)
+        lapack_rules.solve((1, 3, 3), (2, 3), dialect=TORCH)
+    assert lapack_rules.solve((1, 3, 3), (2, 3), dialect=NUMPY1).shape == (2, 3)
     # A (2,3,3), B (3,): numpy 2 and torch broadcast the vector; numpy-1 wants a matrix.
-    assert linalg.solve((2, 3, 3), (3,), dialect=NUMPY).shape == (2, 3)
-    assert linalg.solve((2, 3, 3), (3,), dialect=TORCH).shape == (2, 3)
+    assert lapack_rules.solve((2, 3, 3), (3,), dialect=NUMPY).shape == (2, 3)
+    assert lapack_rules.solve((2, 3, 3), (3,), dialect=TORCH).shape == (2, 3)
     with pytest.raises(ShapeError):
-        linalg.solve((2, 3, 3), (3,), dialect=NUMPY1)
+        lapack_rules.solve((2, 3, 3), (3,), dialect=NUMPY1)
 
 
 def test_torch_legacy_products_follow_todays_torch():
     # Only solve differs in torch-legacy; matmul's batch broadcast of a matrix
     # against a stack must not hit the legacy "no dimensions" broadcasting error.
     for a, b in [((3, 4), (2, 4, 5)), ((2, 3, 4), (4,)), ((4,), (2, 1, 4, 5))]:
-        assert (linalg.matmul(a, b, dialect=TORCH_LEGACY).outputs
-                == linalg.matmul(a, b, dialect=TORCH).outputs)
+        assert (product_rules.matmul(a, b, dialect=TORCH_LEGACY).outputs
+                == product_rules.matmul(a, b, dialect=TORCH).outputs)
 
 
 def test_lapack_and_solve_on_symbolic_stacks():
     B, N, K = sym("B"), sym("N"), sym("K")
     for dialect in (NUMPY, TORCH):
-        assert linalg.inv((B, N, N), dialect=dialect).shape == (B, N, N)
-        assert linalg.eigh((B, N, N), dialect=dialect).outputs == ((B, N), (B, N, N))
-        assert linalg.svd((B, N, N), full_matrices=False, dialect=dialect).outputs == (
+        assert lapack_rules.inv((B, N, N), dialect=dialect).shape == (B, N, N)
+        assert lapack_rules.eigh((B, N, N), dialect=dialect).outputs == ((B, N), (B, N, N))
+        assert lapack_rules.svd((B, N, N), full_matrices=False, dialect=dialect).outputs == (
             (B, N, N), (B, N), (B, N, N))
-        assert linalg.inv((B, N, K), dialect=dialect).shape == (B, N, K)  # N == K possible
+        assert lapack_rules.inv((B, N, K), dialect=dialect).shape == (B, N, K)  # N == K possible
         with pytest.raises(ShapeError) as info:
-            linalg.det((B, 3, 4), dialect=dialect)
+            lapack_rules.det((B, 3, 4), dialect=dialect)
         assert info.value.kind == "linalg"
-        assert linalg.solve((B, N, N), (B, N, K), dialect=dialect).shape == (B, N, K)
+        assert lapack_rules.solve((B, N, N), (B, N, K), dialect=dialect).shape == (B, N, K)
         with pytest.raises(ShapeError) as info:
-            linalg.solve((B, 3, 3), (B, 4, K), dialect=dialect)
+            lapack_rules.solve((B, 3, 3), (B, 4, K), dialect=dialect)
         assert info.value.kind == "solve"
     # torch reads b == a.shape[:-1] as a stack of vectors; numpy 2 as a matrix.
-    assert linalg.solve((B, N, N), (B, N), dialect=TORCH).shape == (B, N)
-    assert linalg.solve_b_is_vector((B, N, N), (B, N), dialect=NUMPY) is False
-    assert linalg.solve_b_is_vector((B, N, N), (K, N), dialect=TORCH) is None
+    assert lapack_rules.solve((B, N, N), (B, N), dialect=TORCH).shape == (B, N)
+    assert lapack_rules.solve_b_is_vector((B, N, N), (B, N), dialect=NUMPY) is False
+    assert lapack_rules.solve_b_is_vector((B, N, N), (K, N), dialect=TORCH) is None
 
 
 def test_fused_add_symbolic_c_broadcasts_only_when_certain():
     B, N, M = sym("B"), sym("N"), sym("M")
-    assert linalg.addmm((M,), (N, 3), (3, M), dialect=TORCH).shape == (N, M)
-    assert linalg.baddbmm((1, N, M), (B, N, 3), (B, 3, M), dialect=TORCH).shape == (B, N, M)
+    assert product_rules.addmm((M,), (N, 3), (3, M), dialect=TORCH).shape == (N, M)
+    assert product_rules.baddbmm((1, N, M), (B, N, 3), (B, 3, M), dialect=TORCH).shape == (B, N, M)
     with pytest.raises(ShapeError) as info:
-        linalg.addmm((5,), (N, 3), (3, 4), dialect=TORCH)
+        product_rules.addmm((5,), (N, 3), (3, 4), dialect=TORCH)
     assert info.value.message.startswith("The expanded size of the tensor (4)")
 
 
@@ -592,18 +594,18 @@ def test_symbolic_dims_only_error_when_every_value_errors(products, fused, solve
     shapes, values = _symbolize(products, mask)
     ops = PRODUCT_OPS_NUMPY if dialect.is_numpy else PRODUCT_OPS_TORCH
     for op in ops:
-        _check_sound(getattr(linalg, op), products, shapes, values, f"{op}{shapes}",
+        _check_sound(getattr(product_rules, op), products, shapes, values, f"{op}{shapes}",
                      dialect=dialect)
     op, *operands = fused
     shapes, values = _symbolize(operands, mask)
-    _check_sound(getattr(linalg, op), operands, shapes, values, f"{op}{shapes}", dialect=dialect)
+    _check_sound(getattr(product_rules, op), operands, shapes, values, f"{op}{shapes}", dialect=dialect)
     shapes, values = _symbolize(solve_args, mask)
-    _check_sound(linalg.solve, solve_args, shapes, values, f"solve{shapes}", dialect=dialect)
+    _check_sound(lapack_rules.solve, solve_args, shapes, values, f"solve{shapes}", dialect=dialect)
     shapes, values = _symbolize([lapack], mask)
     for name in ("inv", "det", "eigh", "svd", "qr", "pinv"):
-        _check_sound(getattr(linalg, name), [lapack], shapes, values, f"{name}{shapes}",
+        _check_sound(getattr(lapack_rules, name), [lapack], shapes, values, f"{name}{shapes}",
                      dialect=dialect)
     equation, operands = einsum_args
     shapes, values = _symbolize(operands, mask)
-    _check_sound(linalg.einsum, [equation, *operands], [equation, *shapes], values,
+    _check_sound(contraction_rules.einsum, [equation, *operands], [equation, *shapes], values,
                  f"einsum({equation!r}, {shapes})", dialect=dialect)

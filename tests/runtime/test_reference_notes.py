@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 from shapecheck.runtime.dialects import DIALECTS, NUMPY, NUMPY1, TORCH, TORCH_LEGACY
-from shapecheck.runtime.rules import indexing, linalg, pointwise, shape_ops
+from shapecheck.runtime.rules import (broadcast_views, indexing, joins, pointwise, reductions, reshaping,
+                                      scatter_gather)
+from shapecheck.runtime.rules import lapack as lapack_rules
+from shapecheck.runtime.rules import products as product_rules
 from shapecheck.runtime.rules.broadcast import broadcast_shapes
 from shapecheck.runtime.vectorized import FALLBACK_ERROR, FALLBACK_WARNING, broadcast_verdicts_of
 from shapecheck.runtime.verdicts import ShapeError
@@ -285,14 +288,14 @@ def test_addcmul_equals_add_of_mul_on_random_shapes_as_the_notes_prove():
 @pytest.mark.parametrize("dialect", ALL, ids=str)
 def test_keepdim_example_sums_over_4_elements_and_16_with_keepdim(dialect):
     running_mean, data = (4,), (4, 4)
-    input_mean = shape_ops.reduce(data, 1, False, op="mean", dialect=dialect).shape
+    input_mean = reductions.reduce(data, 1, False, op="mean", dialect=dialect).shape
     diff = pointwise.pointwise(input_mean, running_mean, op="sub", dialect=dialect).shape
     assert diff == (4,)
-    kept = shape_ops.reduce(data, 1, True, op="mean", dialect=dialect).shape
+    kept = reductions.reduce(data, 1, True, op="mean", dialect=dialect).shape
     assert kept == (4, 1)
     diff_kept = pointwise.pointwise(kept, running_mean, op="sub", dialect=dialect).shape
     assert diff_kept == (4, 4)  # the sum now runs over 4*4 elements
-    assert shape_ops.reduce(diff_kept, None, False, op="sum", dialect=dialect).shape == ()
+    assert reductions.reduce(diff_kept, None, False, op="sum", dialect=dialect).shape == ()
 
 
 def test_keepdim_example_runs_the_same_in_real_torch_and_numpy():
@@ -308,17 +311,17 @@ def test_keepdim_example_runs_the_same_in_real_torch_and_numpy():
 
 @pytest.mark.parametrize("dialect", ALL, ids=str)
 def test_matmul_broadcasts_batch_dims_as_in_the_notes(dialect):
-    assert linalg.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape == (5, 2, 5, 3)
+    assert product_rules.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape == (5, 2, 5, 3)
 
 
 @pytest.mark.parametrize("dialect", [TORCH, TORCH_LEGACY], ids=str)
 def test_matmul_equals_the_notes_expand_view_bmm_spelling(dialect):
-    expanded = shape_ops.expand((2, 5, 7), (5, 2, 5, 7), dialect=dialect).shape
-    a = shape_ops.reshape(expanded, (5 * 2, 5, 7), dialect=dialect).shape
-    b = shape_ops.reshape((5, 2, 7, 3), (5 * 2, 7, 3), dialect=dialect, op="view").shape
-    product = linalg.bmm(a, b, dialect=dialect).shape
-    assert shape_ops.reshape(product, (5, 2, 5, 3), dialect=dialect, op="view").shape == \
-        linalg.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape
+    expanded = broadcast_views.expand((2, 5, 7), (5, 2, 5, 7), dialect=dialect).shape
+    a = reshaping.reshape(expanded, (5 * 2, 5, 7), dialect=dialect).shape
+    b = reshaping.reshape((5, 2, 7, 3), (5 * 2, 7, 3), dialect=dialect, op="view").shape
+    product = product_rules.bmm(a, b, dialect=dialect).shape
+    assert reshaping.reshape(product, (5, 2, 5, 3), dialect=dialect, op="view").shape == \
+        product_rules.matmul((2, 5, 7), (5, 2, 7, 3), dialect=dialect).shape
 
 
 def test_matmul_example_in_real_numpy_and_torch_matches_the_bmm_spelling():
@@ -349,7 +352,7 @@ BLAS_NO_BROADCAST = [
 
 @pytest.mark.parametrize("op, a, b, expected", BLAS_NO_BROADCAST)
 def test_blas_functions_do_not_broadcast_in_rules_or_real_torch(op, a, b, expected):
-    got = outcome(lambda: getattr(linalg, op)(a, b, dialect=TORCH))
+    got = outcome(lambda: getattr(product_rules, op)(a, b, dialect=TORCH))
     if expected is None:
         assert got[0] == "error"
     else:
@@ -383,7 +386,7 @@ def _fused_c_choices(op, size):
 
 @pytest.mark.parametrize("op, a, b, size", FUSED_TABLE)
 def test_fused_blas_broadcasts_only_c_as_in_the_notes_table(op, a, b, size):
-    fn = getattr(linalg, op)
+    fn = getattr(product_rules, op)
     for c in _fused_c_choices(op, size):
         assert fn(c, a, b, dialect=TORCH).shape == size, c
     # C may not grow the result, and A, B never broadcast.
@@ -399,7 +402,7 @@ def test_fused_blas_broadcasts_only_c_as_in_the_notes_table(op, a, b, size):
                                       ("baddbmm", (1, N, M), (B, M, P)),
                                       ("addbmm", (1, N, M), (B, M, P))])
 def test_fused_blas_matrix_operands_do_not_broadcast(op, a, b):
-    got = outcome(lambda: getattr(linalg, op)((1,), a, b, dialect=TORCH))
+    got = outcome(lambda: getattr(product_rules, op)((1,), a, b, dialect=TORCH))
     assert got[0] == "error"
     torch = pytest.importorskip("torch")
     assert real(lambda: getattr(torch, op)(torch.ones(1), torch.ones(a), torch.ones(b)))[0] == \
@@ -411,8 +414,8 @@ def test_fused_blas_matrix_operands_do_not_broadcast(op, a, b):
 
 @pytest.mark.parametrize("dialect", ALL, ids=str)
 def test_inv_batches_a_stack_of_matrices(dialect):
-    assert linalg.inv((2, 2), dialect=dialect).shape == (2, 2)
-    assert linalg.inv((2, 2, 2), dialect=dialect).shape == (2, 2, 2)
+    assert lapack_rules.inv((2, 2), dialect=dialect).shape == (2, 2)
+    assert lapack_rules.inv((2, 2, 2), dialect=dialect).shape == (2, 2, 2)
     a = np.array([[0, 1], [1, 1]])
     assert np.linalg.inv([a, a]).shape == (2, 2, 2)
     assert np.allclose(np.linalg.inv(a), [[-1, 1], [1, 0]])
@@ -438,7 +441,7 @@ def _spd_stack():
 @pytest.mark.parametrize("rule, name, shapes", LAPACK_ONE_OPERAND)
 def test_lapack_functions_batch_over_leading_dims_like_real_numpy_and_torch(rule, name, shapes):
     for dialect in (NUMPY, TORCH):
-        assert list(getattr(linalg, rule)((2, 3, 3), dialect=dialect).outputs) == shapes
+        assert list(getattr(lapack_rules, rule)((2, 3, 3), dialect=dialect).outputs) == shapes
     outputs = getattr(np.linalg, name)(_spd_stack())
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     assert [o.shape for o in outputs] == shapes
@@ -463,16 +466,16 @@ SOLVE_EXAMPLES = [
 
 @pytest.mark.parametrize("b, numpy1, numpy2, torch_shape", SOLVE_EXAMPLES)
 def test_solve_examples_follow_each_librarys_vector_rule(b, numpy1, numpy2, torch_shape):
-    got1 = outcome(lambda: linalg.solve(A6, b, dialect=NUMPY1))
+    got1 = outcome(lambda: lapack_rules.solve(A6, b, dialect=NUMPY1))
     if isinstance(numpy1, str):
         assert got1 == ("error", "ValueError", numpy1)  # the notes' traceback, word for word
     else:
         assert got1 == (numpy1, ())
-    got2 = outcome(lambda: linalg.solve(A6, b, dialect=NUMPY))
+    got2 = outcome(lambda: lapack_rules.solve(A6, b, dialect=NUMPY))
     real2 = real(lambda: np.linalg.solve(np.random.randn(*A6), np.random.randn(*b)))
     assert got2 == (real2 if real2[0] == "error" else (real2, ()))
     assert (got2[0] == "error") if numpy2 == "error" else (got2 == (numpy2, ()))
-    assert outcome(lambda: linalg.solve(A6, b, dialect=TORCH)) == (torch_shape, ())
+    assert outcome(lambda: lapack_rules.solve(A6, b, dialect=TORCH)) == (torch_shape, ())
     torch = pytest.importorskip("torch")
     assert real(lambda: torch.linalg.solve(torch.randn(A6, dtype=torch.float64),
                                            torch.randn(b, dtype=torch.float64))) == torch_shape
@@ -488,18 +491,18 @@ GESV_TABLE = [
 
 @pytest.mark.parametrize("b, legacy, today", GESV_TABLE)
 def test_gesv_table_shapes_in_torch_legacy_and_today(b, legacy, today):
-    assert linalg.solve((3, 3), b, dialect=TORCH_LEGACY).shape == legacy
-    assert linalg.solve((3, 3), b, dialect=TORCH).shape == today
+    assert lapack_rules.solve((3, 3), b, dialect=TORCH_LEGACY).shape == legacy
+    assert lapack_rules.solve((3, 3), b, dialect=TORCH).shape == today
     torch = pytest.importorskip("torch")
     assert real(lambda: torch.linalg.solve(torch.eye(3), torch.ones(b))) == today
 
 
 def test_solve_5x5x5_with_5x5_b_is_ambiguous_across_libraries():
     # The notes: read as a matrix the result is (5, 5, 5); as a vector, (5, 5) [(5, 5, 1) as a matrix].
-    assert linalg.solve((5, 5, 5), (5, 5), dialect=NUMPY).shape == (5, 5, 5)
-    assert linalg.solve((5, 5, 5), (5, 5), dialect=TORCH_LEGACY).shape == (5, 5, 5)
-    assert linalg.solve((5, 5, 5), (5, 5), dialect=NUMPY1).shape == (5, 5)
-    assert linalg.solve((5, 5, 5), (5, 5), dialect=TORCH).shape == (5, 5)
+    assert lapack_rules.solve((5, 5, 5), (5, 5), dialect=NUMPY).shape == (5, 5, 5)
+    assert lapack_rules.solve((5, 5, 5), (5, 5), dialect=TORCH_LEGACY).shape == (5, 5, 5)
+    assert lapack_rules.solve((5, 5, 5), (5, 5), dialect=NUMPY1).shape == (5, 5)
+    assert lapack_rules.solve((5, 5, 5), (5, 5), dialect=TORCH).shape == (5, 5)
     a = np.random.randn(5, 5, 5) + 5 * np.eye(5)
     assert real(lambda: np.linalg.solve(a, np.ones((5, 5)))) == (5, 5, 5)
     torch = pytest.importorskip("torch")
@@ -513,8 +516,8 @@ def test_solve_5x5x5_with_5x5_b_is_ambiguous_across_libraries():
 
 @pytest.mark.parametrize("dialect", ALL, ids=str)
 def test_cat_does_not_broadcast(dialect):
-    assert shape_ops.concatenate([(2, 3), (2, 4)], 1, dialect=dialect).shape == (2, 7)
-    assert outcome(lambda: shape_ops.concatenate([(2, 3), (1, 3)], 1, dialect=dialect))[0] == \
+    assert joins.concatenate([(2, 3), (2, 4)], 1, dialect=dialect).shape == (2, 7)
+    assert outcome(lambda: joins.concatenate([(2, 3), (1, 3)], 1, dialect=dialect))[0] == \
         "error"
     assert real(lambda: np.concatenate([np.ones((2, 3)), np.ones((1, 3))], 1))[0] == "error"
 
@@ -544,8 +547,8 @@ def test_gather_index_of_lower_rank_is_refused_the_proposed_broadcast_never_ship
 
 
 def test_scatter_takes_index_no_larger_than_src_and_self():
-    assert shape_ops.scatter((3, 5), 0, (2, 5), (4, 5), dialect=TORCH).shape == (3, 5)
-    got = outcome(lambda: shape_ops.scatter((3, 5), 0, (2, 5), (1, 5), dialect=TORCH))
+    assert scatter_gather.scatter((3, 5), 0, (2, 5), (4, 5), dialect=TORCH).shape == (3, 5)
+    got = outcome(lambda: scatter_gather.scatter((3, 5), 0, (2, 5), (1, 5), dialect=TORCH))
     assert got[0] == "error"
     torch = pytest.importorskip("torch")
     index = torch.zeros(2, 5, dtype=torch.int64)
@@ -554,10 +557,10 @@ def test_scatter_takes_index_no_larger_than_src_and_self():
 
 
 def test_index_select_is_numpy_take_without_broadcasting():
-    assert shape_ops.index_select((3, 4), 0, (2,), dialect=TORCH).shape == (2, 4)
-    assert shape_ops.index_select((3, 4), 0, (2,), dialect=NUMPY).shape == \
+    assert scatter_gather.index_select((3, 4), 0, (2,), dialect=TORCH).shape == (2, 4)
+    assert scatter_gather.index_select((3, 4), 0, (2,), dialect=NUMPY).shape == \
         np.take(np.ones((3, 4)), [1, 0], axis=0).shape
-    got = outcome(lambda: shape_ops.index_select((3, 4), 0, (2, 1), dialect=TORCH))
+    got = outcome(lambda: scatter_gather.index_select((3, 4), 0, (2, 1), dialect=TORCH))
     torch = pytest.importorskip("torch")
     assert got == real(lambda: torch.index_select(torch.ones(3, 4), 0,
                                                   torch.zeros(2, 1, dtype=torch.int64)))
@@ -565,7 +568,7 @@ def test_index_select_is_numpy_take_without_broadcasting():
 
 @pytest.mark.parametrize("method", ["index_add", "index_copy"])
 def test_index_add_and_index_copy_example_keeps_self_shape_and_values(method):
-    rule = getattr(shape_ops, method)
+    rule = getattr(scatter_gather, method)
     assert rule((3, 3), 0, (2,), (2, 3), dialect=TORCH).shape == (3, 3)
     # No broadcasting: a source that would broadcast to (2, 3) is refused.
     refused = outcome(lambda: rule((3, 3), 0, (2,), (2, 1), dialect=TORCH))

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from shapecheck.runtime.dialects import NUMPY, TORCH
 from shapecheck.runtime.dims import UNKNOWN, sym
+from shapecheck.runtime.rules import (broadcast_views, joins, reductions, repetition, reshaping, scatter_gather,
+                                      splits, transposes)
 from shapecheck.runtime.rules import indexing as ix
-from shapecheck.runtime.rules import shape_ops as so
 from shapecheck.runtime.verdicts import ShapeError
 
 TALLY: collections.Counter = collections.Counter()
@@ -103,7 +104,7 @@ def test_numpy_reductions_match_numpy(case):
             op_axis = axis[0] if axis else None
         for keepdims in (False, True):
             check("reduce[numpy]", lambda: getattr(np, op)(arr(shape), axis=op_axis, keepdims=keepdims),
-                  lambda: so.reduce(shape, op_axis, keepdims, op=op, dialect=NUMPY))
+                  lambda: reductions.reduce(shape, op_axis, keepdims, op=op, dialect=NUMPY))
 
 
 @conformance(400)
@@ -123,7 +124,7 @@ def test_torch_reductions_match_torch(case):
                 call = (lambda: fn(ten(shape), keepdim=True)) if keepdims else (lambda: fn(ten(shape)))
             else:
                 call = lambda: fn(ten(shape), dim=op_axis, keepdim=keepdims)  # noqa: E731
-            check("reduce[torch]", call, lambda: so.reduce(shape, op_axis, keepdims, op=op, dialect=TORCH))
+            check("reduce[torch]", call, lambda: reductions.reduce(shape, op_axis, keepdims, op=op, dialect=TORCH))
 
 
 # ---------------------------------------------------------------------------
@@ -150,9 +151,9 @@ def reshape_case(draw):
 def test_reshape_matches_numpy_and_torch(case):
     torch = pytest.importorskip("torch")
     shape, new = case
-    check("reshape[numpy]", lambda: arr(shape).reshape(new), lambda: so.reshape(shape, new, dialect=NUMPY))
-    check("reshape[torch]", lambda: ten(shape).reshape(new), lambda: so.reshape(shape, new, dialect=TORCH))
-    check("view[torch]", lambda: ten(shape).view(new), lambda: so.view(shape, new, dialect=TORCH))
+    check("reshape[numpy]", lambda: arr(shape).reshape(new), lambda: reshaping.reshape(shape, new, dialect=NUMPY))
+    check("reshape[torch]", lambda: ten(shape).reshape(new), lambda: reshaping.reshape(shape, new, dialect=TORCH))
+    check("view[torch]", lambda: ten(shape).view(new), lambda: reshaping.view(shape, new, dialect=TORCH))
 
 
 @conformance(300)
@@ -160,25 +161,25 @@ def test_reshape_matches_numpy_and_torch(case):
 def test_flatten_and_ravel_match(shape, start, end):
     torch = pytest.importorskip("torch")
     check("flatten[torch]", lambda: torch.flatten(ten(shape), start, end),
-          lambda: so.flatten(shape, start, end, dialect=TORCH))
-    check("flatten[numpy]", lambda: arr(shape).flatten(), lambda: so.flatten(shape, dialect=NUMPY))
-    check("ravel[numpy]", lambda: arr(shape).ravel(), lambda: so.ravel(shape, dialect=NUMPY))
-    check("ravel[torch]", lambda: ten(shape).ravel(), lambda: so.ravel(shape, dialect=TORCH))
+          lambda: reshaping.flatten(shape, start, end, dialect=TORCH))
+    check("flatten[numpy]", lambda: arr(shape).flatten(), lambda: reshaping.flatten(shape, dialect=NUMPY))
+    check("ravel[numpy]", lambda: arr(shape).ravel(), lambda: reshaping.ravel(shape, dialect=NUMPY))
+    check("ravel[torch]", lambda: ten(shape).ravel(), lambda: reshaping.ravel(shape, dialect=TORCH))
 
 
 def test_reshape_infers_symbolic_minus_one():
     B, T, C, H = sym("B"), sym("T"), sym("C"), sym("H")
     from shapecheck.runtime.dims import add, floordiv, mul
-    assert so.reshape((B, T, C), (mul(B, T), -1), dialect=NUMPY).shape == (mul(B, T), C)
-    assert so.reshape((B, T, C), (B, T, H, -1), dialect=TORCH).shape == (B, T, H, floordiv(C, H))
-    assert so.reshape((B, T, C), (-1,), dialect=TORCH).shape == (mul(mul(B, T), C),)
+    assert reshaping.reshape((B, T, C), (mul(B, T), -1), dialect=NUMPY).shape == (mul(B, T), C)
+    assert reshaping.reshape((B, T, C), (B, T, H, -1), dialect=TORCH).shape == (B, T, H, floordiv(C, H))
+    assert reshaping.reshape((B, T, C), (-1,), dialect=TORCH).shape == (mul(mul(B, T), C),)
     # 12 elements can never be 5 * B for every B, but the verdict needs certainty: unknown, no error.
-    assert so.reshape((12,), (B, -1), dialect=NUMPY).shape == (B, floordiv(12, B))
-    assert so.reshape((add(T, 1), C), (H, -1), dialect=NUMPY).shape == (H, UNKNOWN)  # not a monomial
+    assert reshaping.reshape((12,), (B, -1), dialect=NUMPY).shape == (B, floordiv(12, B))
+    assert reshaping.reshape((add(T, 1), C), (H, -1), dialect=NUMPY).shape == (H, UNKNOWN)  # not a monomial
     # B may be 0, when both sides have no elements: no certain error.
-    assert so.reshape((B, 4), (B, 5), dialect=TORCH).shape == (B, 5)
+    assert reshaping.reshape((B, 4), (B, 5), dialect=TORCH).shape == (B, 5)
     with pytest.raises(ShapeError) as err:
-        so.reshape((B, 4), (add(B, 1), 4), dialect=TORCH)
+        reshaping.reshape((B, 4), (add(B, 1), 4), dialect=TORCH)
     assert err.value.message == "shape '[B + 1, 4]' is invalid for input of size 4*B"
 
 
@@ -205,30 +206,32 @@ def axes_case(draw):
 def test_axis_moves_match(case):
     torch = pytest.importorskip("torch")
     shape, perm, a0, b = case
-    check("transpose[numpy]", lambda: arr(shape).transpose(perm), lambda: so.transpose(shape, perm, dialect=NUMPY))
-    check("permute[torch]", lambda: ten(shape).permute(perm), lambda: so.permute(shape, perm, dialect=TORCH))
-    check("t()[torch]", lambda: ten(shape).t(), lambda: so.transpose(shape, None, dialect=TORCH))
-    check("T[numpy]", lambda: arr(shape).T, lambda: so.T_attr(shape, dialect=NUMPY))
-    check("T[torch]", lambda: ten(shape).T, lambda: so.T_attr(shape, dialect=TORCH))
-    check("mT[numpy]", lambda: arr(shape).mT, lambda: so.matrix_transpose(shape, dialect=NUMPY))
-    check("mT[torch]", lambda: ten(shape).mT, lambda: so.matrix_transpose(shape, dialect=TORCH))
+    check("transpose[numpy]", lambda: arr(shape).transpose(perm),
+          lambda: transposes.transpose(shape, perm, dialect=NUMPY))
+    check("permute[torch]", lambda: ten(shape).permute(perm), lambda: transposes.permute(shape, perm, dialect=TORCH))
+    check("t()[torch]", lambda: ten(shape).t(), lambda: transposes.transpose(shape, None, dialect=TORCH))
+    check("T[numpy]", lambda: arr(shape).T, lambda: transposes.T_attr(shape, dialect=NUMPY))
+    check("T[torch]", lambda: ten(shape).T, lambda: transposes.T_attr(shape, dialect=TORCH))
+    check("mT[numpy]", lambda: arr(shape).mT, lambda: transposes.matrix_transpose(shape, dialect=NUMPY))
+    check("mT[torch]", lambda: ten(shape).mT, lambda: transposes.matrix_transpose(shape, dialect=TORCH))
     src, dst = perm[: len(perm) // 2 + 1], perm[len(perm) // 2:]
     check("moveaxis[numpy]", lambda: np.moveaxis(arr(shape), src, dst),
-          lambda: so.moveaxis(shape, src, dst, dialect=NUMPY))
+          lambda: transposes.moveaxis(shape, src, dst, dialect=NUMPY))
     check("moveaxis[torch]", lambda: torch.moveaxis(ten(shape), src, dst),
-          lambda: so.moveaxis(shape, src, dst, dialect=TORCH))
+          lambda: transposes.moveaxis(shape, src, dst, dialect=TORCH))
     for a in range(-len(shape) - 1, len(shape) + 1):
         axis_pair_checks(torch, shape, a, b)
 
 
 def axis_pair_checks(torch, shape, a, b):
-    check("transpose[torch]", lambda: ten(shape).transpose(a, b), lambda: so.transpose(shape, (a, b), dialect=TORCH))
-    check("swapaxes[numpy]", lambda: arr(shape).swapaxes(a, b), lambda: so.swapaxes(shape, a, b, dialect=NUMPY))
-    check("swapaxes[torch]", lambda: ten(shape).swapaxes(a, b), lambda: so.swapaxes(shape, a, b, dialect=TORCH))
+    check("transpose[torch]", lambda: ten(shape).transpose(a, b),
+          lambda: transposes.transpose(shape, (a, b), dialect=TORCH))
+    check("swapaxes[numpy]", lambda: arr(shape).swapaxes(a, b), lambda: transposes.swapaxes(shape, a, b, dialect=NUMPY))
+    check("swapaxes[torch]", lambda: ten(shape).swapaxes(a, b), lambda: transposes.swapaxes(shape, a, b, dialect=TORCH))
     check("moveaxis-int[numpy]", lambda: np.moveaxis(arr(shape), a, b),
-          lambda: so.moveaxis(shape, a, b, dialect=NUMPY))
+          lambda: transposes.moveaxis(shape, a, b, dialect=NUMPY))
     check("moveaxis-int[torch]", lambda: torch.moveaxis(ten(shape), a, b),
-          lambda: so.moveaxis(shape, a, b, dialect=TORCH))
+          lambda: transposes.moveaxis(shape, a, b, dialect=TORCH))
 
 
 def test_torch_T_on_3d_warns_like_torch():
@@ -236,13 +239,13 @@ def test_torch_T_on_3d_warns_like_torch():
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         torch.zeros(2, 3, 4).T
-    result = so.T_attr((2, 3, 4), dialect=TORCH)
+    result = transposes.T_attr((2, 3, 4), dialect=TORCH)
     assert result.shape == (4, 3, 2)
     assert [w.kind for w in result.warnings] == ["deprecated"]
     # torch warns once per process (TORCH_WARN_ONCE); compare the text when this call was the first.
     if record:
         assert str(record[0].message).startswith(result.warnings[0].message)
-    assert so.T_attr((2, 3), dialect=TORCH).warnings == ()
+    assert transposes.T_attr((2, 3), dialect=TORCH).warnings == ()
 
 
 # ---------------------------------------------------------------------------
@@ -259,22 +262,22 @@ def test_squeeze_unsqueeze_expand_dims_match(shape, data):
     n = len(shape)
     ax = st.integers(-n - 2, n + 1)
     axis = data.draw(st.one_of(st.none(), ax, st.lists(ax, max_size=3).map(tuple)))
-    check("squeeze[numpy]", lambda: arr(shape).squeeze(axis), lambda: so.squeeze(shape, axis, dialect=NUMPY))
+    check("squeeze[numpy]", lambda: arr(shape).squeeze(axis), lambda: reshaping.squeeze(shape, axis, dialect=NUMPY))
     check("squeeze[torch]", lambda: ten(shape).squeeze() if axis is None else ten(shape).squeeze(axis),
-          lambda: so.squeeze(shape, axis, dialect=TORCH))
+          lambda: reshaping.squeeze(shape, axis, dialect=TORCH))
     d = data.draw(ax)
-    check("unsqueeze[torch]", lambda: ten(shape).unsqueeze(d), lambda: so.unsqueeze(shape, d, dialect=TORCH))
+    check("unsqueeze[torch]", lambda: ten(shape).unsqueeze(d), lambda: reshaping.unsqueeze(shape, d, dialect=TORCH))
     e = data.draw(st.one_of(ax, st.lists(ax, max_size=3).map(tuple)))
     check("expand_dims[numpy]", lambda: np.expand_dims(arr(shape), e),
-          lambda: so.expand_dims(shape, e, dialect=NUMPY))
+          lambda: reshaping.expand_dims(shape, e, dialect=NUMPY))
 
 
 def test_squeeze_of_symbolic_dim_keeps_it_and_warns():
     T = sym("T")
-    result = so.squeeze((T, 1, 3), dialect=NUMPY)
+    result = reshaping.squeeze((T, 1, 3), dialect=NUMPY)
     assert result.shape == (T, 3)
     assert [w.kind for w in result.warnings] == ["squeeze-uncertain"]
-    assert so.squeeze((T, 1), 0, dialect=NUMPY).shape == (1,)  # numpy: T must be 1 or it raises
+    assert reshaping.squeeze((T, 1), 0, dialect=NUMPY).shape == (1,)  # numpy: T must be 1 or it raises
 
 
 # ---------------------------------------------------------------------------
@@ -299,11 +302,12 @@ def test_expand_and_broadcast_to_match(case):
     shape, sizes = case
     if not shape:
         sizes = tuple(s for s in sizes if s != -1)  # 0-d expand(-1) overflows inside ATen; not modelled
-    check("expand[torch]", lambda: ten(shape).expand(sizes), lambda: so.expand(shape, sizes, dialect=TORCH))
+    check("expand[torch]", lambda: ten(shape).expand(sizes),
+          lambda: broadcast_views.expand(shape, sizes, dialect=TORCH))
     check("broadcast_to[torch]", lambda: torch.broadcast_to(ten(shape), sizes),
-          lambda: so.broadcast_to(shape, sizes, dialect=TORCH))
+          lambda: broadcast_views.broadcast_to(shape, sizes, dialect=TORCH))
     check("broadcast_to[numpy]", lambda: np.broadcast_to(arr(shape), sizes),
-          lambda: so.broadcast_to(shape, sizes, dialect=NUMPY))
+          lambda: broadcast_views.broadcast_to(shape, sizes, dialect=NUMPY))
 
 
 @conformance(500)
@@ -311,9 +315,9 @@ def test_expand_and_broadcast_to_match(case):
 def test_broadcast_arrays_match(shapes):
     torch = pytest.importorskip("torch")
     check("broadcast_arrays[numpy]", lambda: np.broadcast_arrays(*[arr(s) for s in shapes]),
-          lambda: so.broadcast_arrays(*shapes, dialect=NUMPY))
+          lambda: broadcast_views.broadcast_arrays(*shapes, dialect=NUMPY))
     check("broadcast_tensors[torch]", lambda: torch.broadcast_tensors(*[ten(s) for s in shapes]),
-          lambda: so.broadcast_arrays(*shapes, dialect=TORCH))
+          lambda: broadcast_views.broadcast_arrays(*shapes, dialect=TORCH))
 
 
 # ---------------------------------------------------------------------------
@@ -347,28 +351,28 @@ def test_joins_match(case):
     torch = pytest.importorskip("torch")
     shapes, axis = case
     check("concatenate[numpy]", lambda: np.concatenate([arr(s) for s in shapes], axis=axis),
-          lambda: so.concatenate(shapes, axis, dialect=NUMPY))
+          lambda: joins.concatenate(shapes, axis, dialect=NUMPY))
     check("concatenate-None[numpy]", lambda: np.concatenate([arr(s) for s in shapes], axis=None),
-          lambda: so.concatenate(shapes, None, dialect=NUMPY))
+          lambda: joins.concatenate(shapes, None, dialect=NUMPY))
     check("cat[torch]", lambda: torch.cat([ten(s) for s in shapes], dim=axis),
-          lambda: so.concatenate(shapes, axis, dialect=TORCH))
+          lambda: joins.concatenate(shapes, axis, dialect=TORCH))
     check("stack[numpy]", lambda: np.stack([arr(s) for s in shapes], axis=axis),
-          lambda: so.stack(shapes, axis, dialect=NUMPY))
+          lambda: joins.stack(shapes, axis, dialect=NUMPY))
     check("stack[torch]", lambda: torch.stack([ten(s) for s in shapes], dim=axis),
-          lambda: so.stack(shapes, axis, dialect=TORCH))
-    check("hstack[numpy]", lambda: np.hstack([arr(s) for s in shapes]), lambda: so.hstack(shapes, dialect=NUMPY))
-    check("hstack[torch]", lambda: torch.hstack([ten(s) for s in shapes]), lambda: so.hstack(shapes, dialect=TORCH))
-    check("vstack[numpy]", lambda: np.vstack([arr(s) for s in shapes]), lambda: so.vstack(shapes, dialect=NUMPY))
-    check("vstack[torch]", lambda: torch.vstack([ten(s) for s in shapes]), lambda: so.vstack(shapes, dialect=TORCH))
+          lambda: joins.stack(shapes, axis, dialect=TORCH))
+    check("hstack[numpy]", lambda: np.hstack([arr(s) for s in shapes]), lambda: joins.hstack(shapes, dialect=NUMPY))
+    check("hstack[torch]", lambda: torch.hstack([ten(s) for s in shapes]), lambda: joins.hstack(shapes, dialect=TORCH))
+    check("vstack[numpy]", lambda: np.vstack([arr(s) for s in shapes]), lambda: joins.vstack(shapes, dialect=NUMPY))
+    check("vstack[torch]", lambda: torch.vstack([ten(s) for s in shapes]), lambda: joins.vstack(shapes, dialect=TORCH))
 
 
 def test_cat_joins_symbolic_sizes_and_keeps_certain_errors():
     B, T = sym("B"), sym("T")
     from shapecheck.runtime.dims import add
-    assert so.concatenate([(B, T), (B, 3)], 1, dialect=TORCH).shape == (B, add(T, 3))
-    assert so.concatenate([(B, T), (2, T)], 0, dialect=NUMPY).shape == (add(B, 2), T)
+    assert joins.concatenate([(B, T), (B, 3)], 1, dialect=TORCH).shape == (B, add(T, 3))
+    assert joins.concatenate([(B, T), (2, T)], 0, dialect=NUMPY).shape == (add(B, 2), T)
     with pytest.raises(ShapeError):
-        so.concatenate([(B, 3), (B, 4)], 0, dialect=NUMPY)
+        joins.concatenate([(B, 3), (B, 4)], 0, dialect=NUMPY)
 
 
 # ---------------------------------------------------------------------------
@@ -389,17 +393,20 @@ def test_splits_match(shape, data):
 
 
 def split_checks(torch, shape, dim, size, sizes, points):
-    check("split[torch]", lambda: torch.split(ten(shape), size, dim), lambda: so.split(shape, size, dim, dialect=TORCH))
+    check("split[torch]", lambda: torch.split(ten(shape), size, dim),
+          lambda: splits.split(shape, size, dim, dialect=TORCH))
     check("split-sizes[torch]", lambda: torch.split(ten(shape), sizes, dim),
-          lambda: so.split(shape, sizes, dim, dialect=TORCH))
-    check("chunk[torch]", lambda: torch.chunk(ten(shape), size, dim), lambda: so.chunk(shape, size, dim, dialect=TORCH))
-    check("unbind[torch]", lambda: torch.unbind(ten(shape), dim), lambda: so.unbind(shape, dim, dialect=TORCH))
-    check("split[numpy]", lambda: np.split(arr(shape), size, axis=dim), lambda: so.split(shape, size, dim, dialect=NUMPY))
+          lambda: splits.split(shape, sizes, dim, dialect=TORCH))
+    check("chunk[torch]", lambda: torch.chunk(ten(shape), size, dim),
+          lambda: splits.chunk(shape, size, dim, dialect=TORCH))
+    check("unbind[torch]", lambda: torch.unbind(ten(shape), dim), lambda: splits.unbind(shape, dim, dialect=TORCH))
+    check("split[numpy]", lambda: np.split(arr(shape), size, axis=dim),
+          lambda: splits.split(shape, size, dim, dialect=NUMPY))
     check("split-points[numpy]", lambda: np.split(arr(shape), points, axis=dim),
-          lambda: so.split(shape, points, dim, dialect=NUMPY))
+          lambda: splits.split(shape, points, dim, dialect=NUMPY))
     check("array_split[numpy]", lambda: np.array_split(arr(shape), size, axis=dim),
-          lambda: so.array_split(shape, size, dim, dialect=NUMPY))
-    check("unstack[numpy]", lambda: np.unstack(arr(shape), axis=dim), lambda: so.unbind(shape, dim, dialect=NUMPY))
+          lambda: splits.array_split(shape, size, dim, dialect=NUMPY))
+    check("unstack[numpy]", lambda: np.unstack(arr(shape), axis=dim), lambda: splits.unbind(shape, dim, dialect=NUMPY))
 
 
 @conformance(400)
@@ -417,14 +424,15 @@ def test_narrow_select_unfold_diagonal_match(shape, data):
 
 def window_checks(torch, shape, dim, dim2, start, length, step):
     check("narrow[torch]", lambda: ten(shape).narrow(dim, start, length),
-          lambda: so.narrow(shape, dim, start, length, dialect=TORCH))
-    check("select[torch]", lambda: ten(shape).select(dim, start), lambda: so.select(shape, dim, start, dialect=TORCH))
+          lambda: splits.narrow(shape, dim, start, length, dialect=TORCH))
+    check("select[torch]", lambda: ten(shape).select(dim, start),
+          lambda: splits.select(shape, dim, start, dialect=TORCH))
     check("unfold[torch]", lambda: ten(shape).unfold(dim, length, step),
-          lambda: so.unfold(shape, dim, length, step, dialect=TORCH))
+          lambda: splits.unfold(shape, dim, length, step, dialect=TORCH))
     check("diagonal[numpy]", lambda: arr(shape).diagonal(start, dim, dim2),
-          lambda: so.diagonal(shape, start, dim, dim2, dialect=NUMPY))
+          lambda: splits.diagonal(shape, start, dim, dim2, dialect=NUMPY))
     check("diagonal[torch]", lambda: ten(shape).diagonal(start, dim, dim2),
-          lambda: so.diagonal(shape, start, dim, dim2, dialect=TORCH))
+          lambda: splits.diagonal(shape, start, dim, dim2, dialect=TORCH))
 
 
 @conformance(500)
@@ -435,12 +443,12 @@ def test_repeat_and_tile_match(shape, data):
     reps = tuple(data.draw(st.lists(st.integers(0, 3), max_size=5)))
     axis = data.draw(st.one_of(st.none(), st.integers(-n, n - 1) if n else st.none()))
     r = data.draw(st.one_of(st.integers(0, 3), st.lists(st.integers(0, 3), min_size=1, max_size=4)))
-    check("tile[numpy]", lambda: np.tile(arr(shape), reps), lambda: so.tile(shape, reps, dialect=NUMPY))
-    check("tile[torch]", lambda: torch.tile(ten(shape), reps), lambda: so.tile(shape, reps, dialect=TORCH))
+    check("tile[numpy]", lambda: np.tile(arr(shape), reps), lambda: repetition.tile(shape, reps, dialect=NUMPY))
+    check("tile[torch]", lambda: torch.tile(ten(shape), reps), lambda: repetition.tile(shape, reps, dialect=TORCH))
     check("repeat[torch]", lambda: ten(shape).repeat(*reps) if reps else ten(shape).repeat(()),
-          lambda: so.repeat(shape, reps, dialect=TORCH))
+          lambda: repetition.repeat(shape, reps, dialect=TORCH))
     check("repeat[numpy]", lambda: np.repeat(arr(shape), r, axis=axis),
-          lambda: so.repeat(shape, r, axis, dialect=NUMPY))
+          lambda: repetition.repeat(shape, r, axis, dialect=NUMPY))
 
 
 # ---------------------------------------------------------------------------
@@ -477,18 +485,18 @@ def test_gather_scatter_family_matches_torch(case):
         return
     check("gather[torch]", lambda: torch.gather(ten(x), dim, long(idx)), lambda: ix.gather(x, dim, idx, dialect=TORCH))
     check("scatter[torch]", lambda: ten(x).scatter_(dim, long(idx), ten(src)),
-          lambda: so.scatter(x, dim, idx, src, dialect=TORCH))
+          lambda: scatter_gather.scatter(x, dim, idx, src, dialect=TORCH))
     check("scatter-value[torch]", lambda: ten(x).scatter_(dim, long(idx), 1.0),
-          lambda: so.scatter(x, dim, idx, None, dialect=TORCH))
+          lambda: scatter_gather.scatter(x, dim, idx, None, dialect=TORCH))
     check("scatter_add[torch]", lambda: ten(x).scatter_add_(dim, long(idx), ten(src)),
-          lambda: so.scatter(x, dim, idx, src, dialect=TORCH))
+          lambda: scatter_gather.scatter(x, dim, idx, src, dialect=TORCH))
     vec = idx[:1] if len(idx) > 1 and draw_vec(idx) else idx
     check("index_select[torch]", lambda: torch.index_select(ten(x), dim, long(vec)),
-          lambda: so.index_select(x, dim, vec, dialect=TORCH))
+          lambda: scatter_gather.index_select(x, dim, vec, dialect=TORCH))
     check("index_add[torch]", lambda: ten(x).index_add_(dim, long(vec), ten(src)),
-          lambda: so.index_add(x, dim, vec, src, dialect=TORCH))
+          lambda: scatter_gather.index_add(x, dim, vec, src, dialect=TORCH))
     check("index_copy[torch]", lambda: ten(x).index_copy_(dim, long(vec), ten(src)),
-          lambda: so.index_copy(x, dim, vec, src, dialect=TORCH))
+          lambda: scatter_gather.index_copy(x, dim, vec, src, dialect=TORCH))
     check("take_along_dim[torch]", lambda: torch.take_along_dim(ten(x), long(idx), dim),
           lambda: ix.take_along_axis(x, idx, dim, dialect=TORCH))
     check("take_along_axis[numpy]", lambda: np.take_along_axis(arr(x), np.zeros(idx, dtype=np.intp), dim),
@@ -503,10 +511,10 @@ def draw_vec(idx):
 def test_reference_notes_index_add_and_index_copy_examples():
     # pytorch-broadcasting-notes: zeros(3,3).index_add_(0, LongTensor([1,0]), arange(1,7).view(2,3)) is 3x3,
     # with no broadcasting of source.
-    assert so.index_add((3, 3), 0, (2,), (2, 3), dialect=TORCH).shape == (3, 3)
-    assert so.index_copy((3, 3), 0, (2,), (2, 3), dialect=TORCH).shape == (3, 3)
+    assert scatter_gather.index_add((3, 3), 0, (2,), (2, 3), dialect=TORCH).shape == (3, 3)
+    assert scatter_gather.index_copy((3, 3), 0, (2,), (2, 3), dialect=TORCH).shape == (3, 3)
     with pytest.raises(ShapeError) as err:
-        so.index_add((3, 3), 0, (2,), (3,), dialect=TORCH)
+        scatter_gather.index_add((3, 3), 0, (2,), (3,), dialect=TORCH)
     assert err.value.exc_type == "RuntimeError"
 
 
@@ -523,7 +531,7 @@ def test_reference_notes_gather_broadcasting_never_shipped():
         check("gather[notes]", lambda: torch.gather(ten(x), dim, long(idx)),
               lambda: ix.gather(x, dim, idx, dialect=TORCH))
         check("scatter[notes]", lambda: ten(x).scatter_(dim, long(idx), ten(idx)),
-              lambda: so.scatter(x, dim, idx, idx, dialect=TORCH))
+              lambda: scatter_gather.scatter(x, dim, idx, idx, dialect=TORCH))
     with pytest.raises(ShapeError) as err:
         ix.gather((3, 5, 7), 0, (5, 7), dialect=TORCH)
     assert err.value.message == "Index tensor must have the same number of dimensions as input tensor"

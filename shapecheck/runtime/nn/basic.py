@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..dialects import TORCH
 from ..dims import UNKNOWN, Shape, eq, product
-from ..rules.shape_ops import flatten as flatten_rule
+from ..rules.reshaping import flatten as flatten_rule
 from ..verdicts import Result, RuleWarning
 from .base import (
     FUNCTIONAL,

@@ -16,20 +16,24 @@ from .pointwise import (FALLBACK_OPS, POINTWISE_BINARY, POINTWISE_OPS, TERNARY_O
 __all__ += ["FALLBACK_OPS", "POINTWISE_BINARY", "POINTWISE_OPS", "TERNARY_OPS", "copy_into",
             "inplace", "inplace_dtype", "masked_fill", "out_param"]
 
-from .linalg import (addbmm, addmm, addmv, addr, baddbmm, bmm, cholesky, det, dot, eig, eigh,
-                     eigvals, eigvalsh, einsum, ger, inner, inv, matmul, mm, mv, outer, pinv, qr,
-                     slogdet, solve, solve_b_is_vector, svd, tensordot, vdot)
+from .products import addbmm, addmm, addmv, addr, baddbmm, bmm, dot, ger, inner, matmul, mm, mv, outer, vdot
+from .contractions import einsum, tensordot
+from .lapack import (cholesky, det, eig, eigh, eigvals, eigvalsh, inv, pinv, qr, slogdet, solve,
+                     solve_b_is_vector, svd)
 
 __all__ += ["addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "cholesky", "det", "dot", "eig",
             "eigh", "eigvals", "eigvalsh", "einsum", "ger", "inner", "inv", "matmul", "mm", "mv",
             "outer", "pinv", "qr", "slogdet", "solve", "solve_b_is_vector", "svd", "tensordot",
             "vdot"]
 
-from .shape_ops import (REDUCE_OPS, T_attr, array_split, broadcast_arrays, broadcast_to, chunk,
-                        concatenate, diagonal, expand, expand_dims, flatten, hstack, index_add,
-                        index_copy, index_select, matrix_transpose, moveaxis, narrow, permute, ravel,
-                        reduce, repeat, repeat_interleave, reshape, scatter, select, split, squeeze, stack,
-                        swapaxes, tile, transpose, unbind, unfold, unsqueeze, view, vstack)
+from .reductions import REDUCE_OPS, reduce
+from .reshaping import expand_dims, flatten, ravel, reshape, squeeze, unsqueeze, view
+from .transposes import T_attr, matrix_transpose, moveaxis, permute, swapaxes, transpose
+from .broadcast_views import broadcast_arrays, broadcast_to, expand
+from .joins import concatenate, hstack, stack, vstack
+from .splits import array_split, chunk, diagonal, narrow, select, split, unbind, unfold
+from .repetition import repeat, repeat_interleave, tile
+from .scatter_gather import index_add, index_copy, index_select, scatter
 
 __all__ += ["REDUCE_OPS", "T_attr", "array_split", "broadcast_arrays", "broadcast_to", "chunk",
             "concatenate", "diagonal", "expand", "expand_dims", "flatten", "hstack",

@@ -29,9 +29,10 @@ from ..dialects import Dialect
 from ..dims import (UNKNOWN, Dim, Shape, add, eq, floordiv, format_shape, is_known, is_one, is_zero, le, lt, numel,
                     sub)
 from ..verdicts import Result, ShapeError
+from .axes import nonempty_size, normalize_numpy_axis, with_dim, wrap_torch_dim
 from .broadcast import broadcast_pair, broadcast_shapes
+from .broadcast_views import expand
 from .messages import dim_range_error, torch_list
-from .shape_ops import expand, nonempty_size, normalize_numpy_axis, with_dim, wrap_torch_dim
 
 
 @dataclass(frozen=True)
