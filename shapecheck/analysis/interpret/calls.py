@@ -10,7 +10,7 @@ from ...runtime import dtypes as rt_dtypes
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
 from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.rules import shape_ops as rt_shape_ops
+from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import ShapeError
 from ..imports import canonical
 from ..values import (
@@ -463,7 +463,7 @@ class Calls:
         else:
             return None
         result = self.run_rule(
-            lambda: rt_shape_ops.reduce(tuple(array.shape), axis_arg, keep_arg, op=name,
+            lambda: reduce_rule(tuple(array.shape), axis_arg, keep_arg, op=name,
                                         dialect=dialect),
             node, [(array, node.func.value if isinstance(node, cst.Call) and isinstance(
                 node.func, cst.Attribute) else node)], f".{name}()", dialect, None, op_name=name)
