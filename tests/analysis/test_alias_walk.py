@@ -128,6 +128,16 @@ def test_parameter_update_under_no_grad_in_a_module_method_is_fine():
     assert run(code)["m"].w.tolist() == [2.0, 2.0, 2.0]
 
 
+@pytest.mark.parametrize("call", ["detach_()", "requires_grad_(False)", "share_memory_()"])
+def test_methods_that_change_autograd_or_sharing_state_are_not_writes(call):
+    # Found on real model code: a Parameter detached in place before its requires_grad is
+    # turned off. Those methods change metadata, not data, and torch accepts them on a leaf.
+    pytest.importorskip("torch")
+    code = MODULE.format(body=f"self.w.{call}")
+    assert codes(code) == []
+    run(code)
+
+
 def test_leaf_written_through_a_helper_is_reported_at_the_call():
     pytest.importorskip("torch")
     code = """

@@ -52,7 +52,7 @@ from .operands import FAIL, array_arg, rule_index_items, to_arg
 METADATA = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "flags",
                       "strides", "is_leaf", "requires_grad", "layout", "names"})
 # torch methods ending in "_" that change flags, not data.
-NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
+NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "detach_"})
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
 NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
                                    "setfield"})
