@@ -20,6 +20,9 @@ Storage ids are the id of the node that made the memory, so walking a body
 again makes the same storage; they never enter a specialization key (which
 holds view kinds and which arguments share memory, by position).
 
+SC308 (a torch ``.view`` of a layout that cannot be viewed) is the runtime's
+verdict: ``array_arg`` passes the layout known here into the op's operand.
+
 SC305 and SC306 still come from analysis/aliasing.py: both need a
 parameter of unknown type as caller-owned storage, which the shape walk
 binds to the unknown value today.
@@ -390,8 +393,7 @@ class Effects:
 
     def operand(self, array: AbstractArray) -> rt_ops.ArrayArg:
         """An array as the op table takes it, with its layout when known."""
-        layout = array.alias.layout if array.alias is not None else None
-        return rt_ops.ArrayArg(tuple(array.shape), array.dtype, layout)
+        return array_arg(array)
 
     def track_index(self, node: cst.Subscript, base: AbstractArray, items: Any,
                     value: Value) -> Value:
