@@ -1018,12 +1018,7 @@ class AliasAnalysis:
             kind = "view"  # a C-contiguous array reshapes, ravels and flattens without copying
         if spec.name == "view" and base.library == "torch" and base.layout is not None and \
                 shape is not None and _concrete(shape) and layout is None:
-            self.report("SC308", node,
-                        f".view{_fmt(shape)} of {self.name_of(base.root)!r}, whose layout "
-                        f"{_fmt(base.shape)} with strides {base.layout.strides} is not "
-                        "contiguous: torch raises \"view size is not compatible with input "
-                        "tensor's size and stride\"; use .reshape(...) or .contiguous().view(...)")
-            return None
+            return None  # torch raises: SC308 comes from the shape walk's op rule
         return self.compose(base, kind, shape, layout)
 
     def result_shape(self, spec: ops.OpSpec, base: Ref, rest: list, kwargs: dict) -> tuple | None:

@@ -47,10 +47,7 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
         return [_syntax_error_finding(source, path, exc.message, max(exc.raw_line, 1), exc.raw_column + 1)]
     except Exception as exc:  # libcst raises a few other errors on odd input
         return [_syntax_error_finding(source, path, f"{type(exc).__name__}: {exc}", 1, 1)]
-    try:
-        from .interpreter import analyze_module
-    except ImportError:  # the interpreter is not built yet in this checkout
-        return []
+    from .interpret import analyze_module
     try:
         return sorted(analyze_module(module, source, path, settings), key=Finding.sort_key)
     except RecursionError:

@@ -45,6 +45,9 @@ class Storage:
     param: int | None = None
     leaf_grad: bool = False
     saved_by: str | None = None
+    # False for a parameter nothing is known of, assumed an array only for its aliasing: it
+    # may be a list or a DataFrame, so no finding rests on its being an ndarray.
+    is_array: bool = True
 
 
 @dataclass(frozen=True)

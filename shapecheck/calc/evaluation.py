@@ -15,7 +15,7 @@ from typing import Any
 
 import libcst as cst
 
-from shapecheck.analysis.interpreter import Interpreter, Step
+from shapecheck.analysis.interpret import Interpreter, Step
 from shapecheck.analysis.values import AbstractArray, ModuleRef, Origin
 from shapecheck.runtime import ops
 from shapecheck.runtime.dialects import Dialect, get_dialect

@@ -45,3 +45,29 @@ def test_code_that_relies_on_the_write_reaching_the_base_is_still_reported():
     exec(compile(textwrap.dedent(RELIES_ON_THE_VIEW), "t.py", "exec"), namespace)
     assert namespace["zero_first"](np.ones((2, 3)))[0, 0] == 0  # a view: the write lands
     assert namespace["zero_first"](np.ones((3, 2)).T)[0, 0] == 1  # a copy: it is lost
+
+
+def test_a_parameter_known_only_for_its_aliasing_stays_unknown_for_shapes():
+    # x may be a list or a DataFrame: reshaping it says nothing certain about shapes, in the
+    # function or at its callers, although its writes and reads reach SC306.
+    inside = "import numpy as np\ndef f(x):\n    return x.reshape(3, 4) @ np.ones(5)\n"
+    caller = "import numpy as np\ndef f(x):\n    return x.reshape(3, 4)\nz = f(a) + np.ones(5)\n"
+    assert codes(inside) == [] and codes(caller) == []
+    assert codes("import numpy as np\ndef f(x):\n    a = x[[1, 2]]\n    a[0] = 1\n") == []
+
+
+def test_a_layout_dependent_write_in_a_branch_is_reported_when_the_base_is_read_after():
+    code = """
+    import numpy as np
+
+    def zero_first(x, flag):
+        if flag:
+            flat = x.ravel()
+            flat[0] = 0
+        return x
+    """
+    assert codes(code) == [(7, "SC306")]
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(code), "t.py", "exec"), namespace)
+    assert namespace["zero_first"](np.ones((2, 3)), True)[0, 0] == 0
+    assert namespace["zero_first"](np.ones((3, 2)).T, True)[0, 0] == 1

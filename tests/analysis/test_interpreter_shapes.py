@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
-from shapecheck.analysis.interpreter import Step, evaluate_snippet
+from shapecheck.analysis.interpret import Step, evaluate_snippet
 from shapecheck.analysis.values import AbstractArray
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.verdicts import Result, ShapeError

@@ -76,3 +76,21 @@ def test_rule_command_renders_sc308():
     result = CliRunner().invoke(app, ["rule", "SC308"])
     assert result.exit_code == 0, result.output
     assert "view-layout-error" in result.output and "x.t().view(-1)" in result.output
+
+
+def test_a_view_through_a_helper_is_reported_at_the_call_and_fails_in_torch():
+    from types import SimpleNamespace
+
+    code = ("import torch\n"
+            "def flat(t):\n"
+            "    return t.view(-1)\n"
+            "x = torch.zeros(3, 4)\n"
+            "a = flat(x)\n"
+            "b = flat(x.t())\n")
+    findings = analyze_source(code, "example.py")
+    assert sorted((f.line, f.code) for f in findings) == [(6, "SC308")]
+    assert "[in flat, line 3" in findings[0].message and TORCH_TEXT in findings[0].message
+    exc = run(SimpleNamespace(code=code, library="torch"))
+    assert isinstance(exc, RuntimeError) and str(exc) == TORCH_TEXT
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<example>"]
+    assert [f.lineno for f in frames][-2:] == [6, 3]

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-WATCHED = ("typer", "rich", "libcst", "numpy", "shapecheck.analysis.interpreter")
+WATCHED = ("typer", "rich", "libcst", "numpy", "shapecheck.analysis.interpret")
 
 
 def imported_by(*args: str) -> tuple[set[str], subprocess.CompletedProcess]:

@@ -5,7 +5,7 @@ them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
 creation, functions (summaries and specialization), modules (classes
 and torch.nn) and effects (alias facts of every array, and the write and
-read events SC301-SC304 and SC307 fire from). Every op is evaluated by the runtime (shapecheck.runtime),
+read events SC301-SC304, SC306 and SC307 fire from). Every op is evaluated by the runtime (shapecheck.runtime),
 so the shape rules exist once; this package only turns source into
 operands and runtime verdicts into findings. Anything it does not
 understand evaluates to an unknown value, which never produces a finding.
@@ -33,7 +33,7 @@ from .statements import Statements
 
 
 # Alias codes this walk reports itself; the rest still come from analysis/aliasing.py.
-PORTED_ALIAS_CODES = frozenset({"SC301", "SC302", "SC303", "SC304", "SC307"})
+PORTED_ALIAS_CODES = frozenset({"SC301", "SC302", "SC303", "SC304", "SC306", "SC307"})
 
 
 class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,

@@ -122,6 +122,11 @@ class Context:
         self.saved_writes: dict[int, tuple] = {}  # saved-for-backward storage -> (write, op)
         self.versions: dict[int, int] = {}  # storage id -> how many writes it has seen
         self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
+        # storage id -> (write, writer name): written through a maybe-view, base not yet read
+        self.maybe_writes: dict[int, tuple] = {}
+        self.namespaces: dict[int, frozenset] = {}  # function node -> namespace parameters
+        self.unknown_params: set[int] = set()  # storages of parameters made arrays for aliasing
+        self.in_assert = False  # reads inside an assert test what a write did, on purpose
         self.metadata_read = False
         self.copies: set[int] = set()  # subscripts that certainly copy (advanced indexing)
         self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so

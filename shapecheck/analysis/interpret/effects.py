@@ -20,9 +20,17 @@ Storage ids are the id of the node that made the memory, so walking a body
 again makes the same storage; they never enter a specialization key (which
 holds view kinds and which arguments share memory, by position).
 
-SC305 and SC306 still come from analysis/aliasing.py: both need a
-parameter of unknown type as caller-owned storage, which the shape walk
-binds to the unknown value today.
+SC308 (a torch ``.view`` of a layout that cannot be viewed) is the runtime's
+verdict: ``array_arg`` passes the layout known here into the op's operand.
+
+SC306 (a write through a reshape/ravel/flatten/astype(copy=False) result
+that may be a view or a copy) is pending in ``maybe_writes`` (flow state, like
+the write counts) until the base is read under another name; reads in an
+assert test what the write did, so they do not count. A parameter nothing is
+known of becomes, for its aliasing only, an array of unknown rank in the
+caller's memory (``Functions.caller_owned``; ``Storage.is_array`` False):
+no shape rule reads it, and a function's result computed from one is unknown.
+SC305 still comes from analysis/aliasing.py.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from ...runtime.dims import eq, format_shape
 from ...runtime.layout import Layout, overlap, torch_overlap_status
 from ..imports import canonical, dotted_name
 from ..rules.aliasing import (
+    layout_dependent_write_message,
     leaf_inplace_message,
     stale_alias_message,
     write_to_copy_message,
@@ -220,10 +229,14 @@ class Effects:
         return False
 
     def note_read(self, value: Value, name: str, node: cst.CSTNode) -> None:
-        """SC304: a snapshot is read after its storage was written through another name."""
+        """A name bound to an array is read: SC304 when it is a snapshot whose storage was
+        written since through another name, SC306 when its storage was written through a
+        result that may be a view or a copy."""
         alias = value.alias if isinstance(value, AbstractArray) else None
-        if alias is None or alias.snapshot is None or alias.storage is None or \
-                self.metadata_read:
+        if alias is None or alias.storage is None or self.metadata_read:
+            return
+        self.note_maybe_view_read(alias, name, node)
+        if alias.snapshot is None:
             return
         later = [w for w in self.writes.get(alias.storage.id, ()) if w[0] > alias.version
                  and w[1] != alias.binder and _may_overlap(w[2], alias.layout)]
@@ -233,19 +246,37 @@ class Effects:
                 alias.snapshot, self.storage_name(alias), where, name, self.line(node)),
                 related=((self.path, where),))
 
+    def note_maybe_view_read(self, alias: Alias, name: str, node: cst.CSTNode) -> None:
+        """SC306: the storage was written through a maybe-view under another name, and is read
+        now. An assert that reads it checks on purpose whether the write landed (a test of view
+        semantics), which is not code relying on it."""
+        pending = self.maybe_writes.get(alias.storage.id)
+        if pending is None or pending[1] == name or self.in_assert:
+            return
+        del self.maybe_writes[alias.storage.id]
+        write_node, writer = pending
+        line = self.line(node)
+        self.report("SC306", write_node, layout_dependent_write_message(
+            writer, self.storage_name(alias), line), related=((self.path, line),))
+
     def effect_state(self) -> tuple:
-        return dict(self.versions), dict(self.writes)
+        return dict(self.versions), dict(self.writes), dict(self.maybe_writes)
+
+    def restore_effects(self, state: tuple) -> None:
+        self.versions, self.writes, self.maybe_writes = (dict(d) for d in state)
 
     def join_effects(self, states: list) -> None:
         """Paths meet: every write on any path counts (versions by maximum)."""
         versions: dict = {}
         writes: dict = {}
-        for path_versions, path_writes in states:
+        maybe_writes: dict = {}
+        for path_versions, path_writes, path_maybe in states:
             for key, version in path_versions.items():
                 versions[key] = max(versions.get(key, 0), version)
             for key, ws in path_writes.items():
                 writes[key] = tuple(dict.fromkeys(writes.get(key, ()) + ws))
-        self.versions, self.writes = versions, writes
+            maybe_writes.update(path_maybe)
+        self.versions, self.writes, self.maybe_writes = versions, writes, maybe_writes
 
     # ------------------------------------------------------------------ results of calls
 
@@ -390,8 +421,7 @@ class Effects:
 
     def operand(self, array: AbstractArray) -> rt_ops.ArrayArg:
         """An array as the op table takes it, with its layout when known."""
-        layout = array.alias.layout if array.alias is not None else None
-        return rt_ops.ArrayArg(tuple(array.shape), array.dtype, layout)
+        return array_arg(array)
 
     def track_index(self, node: cst.Subscript, base: AbstractArray, items: Any,
                     value: Value) -> Value:
@@ -410,7 +440,8 @@ class Effects:
         if kind == "unknown":
             return value
         if kind == "none":
-            if _certainly_advanced(items):
+            storage = base.alias.storage if base.alias is not None else None
+            if _certainly_advanced(items) and (storage is None or storage.is_array):
                 self.copies.add(id(node))
             return self.fresh(value, node, "copy", operands=(base,))
         layout = None
@@ -457,6 +488,9 @@ class Effects:
         self.versions[storage.id] = version
         self.writes[storage.id] = self.writes.get(storage.id, ()) + (
             (version, _writer_name(writer), target.alias.layout, node),)
+        writer_name = _writer_name(writer)
+        if target.alias.view == "maybe" and writer_name is not None:
+            self.maybe_writes[storage.id] = (node, writer_name)
         if storage.saved_by is not None:
             self.saved_writes[storage.id] = (node, storage.saved_by)
         if storage.leaf_grad and not self.no_grad:

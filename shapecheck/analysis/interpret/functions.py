@@ -5,18 +5,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 import libcst as cst
+import numpy as np
 
 from ...runtime.dims import sym
 from ..annotations import array_from_annotation
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
+    Alias,
     ClassValue,
     ConstValue,
     FunctionValue,
     InstanceValue,
     IntValue,
     Origin,
+    Storage,
     Value,
     join_values,
 )
@@ -34,6 +37,28 @@ def _may_fall_through(node: cst.FunctionDef) -> bool:
             isinstance(s, (cst.Return, cst.Raise)) for s in last.body):
         return False
     return True
+
+
+# Attributes of the numpy namespace that no ndarray has: a parameter used with one of them is
+# an array-API namespace (``xp``), not an array.
+_NAMESPACE_ONLY = frozenset(n for n in dir(np) if not n.startswith("_")) - frozenset(dir(np.ndarray))
+
+
+class _NamespaceUses(cst.CSTVisitor):
+    """Names used as ``name.attr`` with an attribute only the numpy namespace has."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.attr.value in _NAMESPACE_ONLY:
+            self.names.add(node.value.value)
+
+
+def namespace_params(node: cst.FunctionDef) -> frozenset[str]:
+    uses = _NamespaceUses()
+    node.body.visit(uses)
+    return frozenset(uses.names)
 
 
 class Functions:
@@ -99,6 +124,8 @@ class Functions:
         self.active.append(id(func))
         no_grad = any(disables_grad(d.decorator) for d in node.decorators)
         self.no_grad += no_grad
+        # The callee's body is not part of the caller's assert.
+        saved_assert, self.in_assert = self.in_assert, False
         try:
             self.bind_params(node, scope, args, kwargs, func)
             if isinstance(node.body, cst.IndentedBlock):
@@ -108,6 +135,7 @@ class Functions:
             frame = self.frame
         finally:
             self.no_grad -= no_grad
+            self.in_assert = saved_assert
             self.active.pop()
             self.frame, self.flow = saved_frame, saved_flow
         if frame.is_generator or node.asynchronous is not None:
@@ -118,6 +146,9 @@ class Functions:
         out = returns[0]
         for value in returns[1:]:
             out = join_values(out, value)
+        if isinstance(out, AbstractArray) and out.alias is not None and \
+                out.alias.deps & self.unknown_params:
+            return UNKNOWN_VALUE  # computed from a parameter nothing was known of
         if isinstance(out, AbstractArray) and node.returns is not None and out.shape is None:
             declared = self.annotation_value(node.returns.annotation, node)
             if isinstance(declared, AbstractArray):
@@ -141,6 +172,9 @@ class Functions:
                     value = kwargs[name] if is_informative(kwargs[name]) else self.param_value(param, func)
                 else:
                     value = self.param_value(param, func)
+                if not is_informative(args[i]) if i < len(args) else name not in kwargs or \
+                        not is_informative(kwargs[name]):
+                    value = self.caller_owned(value, param, i, func)
                 scope.vars[name] = value
             for param in params.kwonly_params:
                 name = param.name.value
@@ -152,6 +186,34 @@ class Functions:
                     scope.vars[star.name.value] = UNKNOWN_VALUE
         finally:
             self.frame.scope = saved
+
+    def caller_owned(self, value: Value, param: cst.Param, index: int,
+                     func: FunctionValue) -> Value:
+        """A parameter the caller did not describe, as an array in the caller's memory.
+
+        Only the alias facts are new: an unknown parameter becomes an array of unknown rank
+        and dtype, which no shape rule reads (to_arg fails on it, and it is not informative
+        for specialization), so writes and reads through it reach the aliasing rules (SC305,
+        SC306) while every shape verdict stays the unknown value's. What the function returns
+        from such a parameter is unknown again (``analyze_function``).
+        """
+        if index == 0 and func.owner is not None:
+            return value  # self
+        storage = Storage(id(param), param.name.value, param=index)
+        if value is UNKNOWN_VALUE:
+            if param.default is not None:
+                return value
+            if id(func.node) not in self.namespaces:
+                self.namespaces[id(func.node)] = namespace_params(func.node)
+            if param.name.value in self.namespaces[id(func.node)]:
+                return value  # xp.arange(...): an array namespace, not an array
+            storage = replace(storage, is_array=False)
+            self.unknown_params.add(storage.id)
+            return AbstractArray(None, None, self.default_library or "numpy",
+                                 alias=Alias(storage, "base", deps=frozenset({storage.id})))
+        if isinstance(value, AbstractArray) and value.alias is None:
+            return replace(value, alias=Alias(storage, "base", deps=frozenset({storage.id})))
+        return value
 
     def param_value(self, param: cst.Param, func: FunctionValue) -> Value:
         value = self.declared_param_value(param, func)

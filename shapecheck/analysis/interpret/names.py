@@ -46,7 +46,8 @@ COMPARE = {cst.Equal: "eq", cst.NotEqual: "ne", cst.LessThan: "lt", cst.LessThan
 
 KIND_CODES = {"broadcast": "SC101", "fallback": "SC104", "matmul": "SC106", "solve": "SC106",
               "einsum": "SC106", "loss": "SC107", "layer": "SC113",
-               "join": "SC108", "reshape": "SC109", "view": "SC109", "index": "SC111",
+               "join": "SC108", "reshape": "SC109", "view": "SC109",
+               "view-layout": "SC308", "index": "SC111",
                "axis": "SC111", "inplace": "SC201", "dtype": "SC202", "out": "SC203"}
 
 

@@ -29,7 +29,12 @@ FAIL = _Fail()
 
 
 def array_arg(array: AbstractArray):
-    return rt_ops.ArrayArg(tuple(array.shape), array.dtype)
+    """An array as the op table takes it, with its place in its storage when the alias walk
+    knows it (so torch's ``.view`` of a transposed tensor fails here as in torch)."""
+    layout = array.alias.layout if array.alias is not None else None
+    if layout is not None and tuple(layout.shape) != tuple(array.shape):
+        layout = None
+    return rt_ops.ArrayArg(tuple(array.shape), array.dtype, layout)
 
 
 def to_arg(value: Value, joins: bool = False) -> Any:

@@ -92,7 +92,11 @@ class Statements:
                 if qualname and self.default_library is None:
                     self.default_library = qualname.split(".", 1)[0]
         elif isinstance(node, cst.Assert):
-            self.eval(node.test)
+            self.in_assert = True
+            try:
+                self.eval(node.test)
+            finally:
+                self.in_assert = False
             self.refine_from_assert(node.test)
         elif isinstance(node, cst.Break):
             self.flow = "break"
@@ -161,7 +165,7 @@ class Statements:
         effects = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
-            self.versions, self.writes = (dict(d) for d in effects_before)
+            self.restore_effects(effects_before)
             self.flow = None
             path()
             effects.append(self.effect_state())

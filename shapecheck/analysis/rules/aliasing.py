@@ -378,3 +378,11 @@ def stale_alias_message(snapshot: str, name: str, write_line: int, reader: str,
     return (f"{snapshot!r} binds an alias, not a copy, of {name!r}; it is modified in place at "
             f"line {write_line} and {reader!r} is read at line {read_line}, seeing the new values; "
             "take a copy (.copy() / .clone())")
+
+
+def layout_dependent_write_message(writer: str, name: str, read_line: int) -> str:
+    """SC306: a write through a result that views ``name`` only for some layouts."""
+    return (f"{writer!r} may be a view or a copy of {name!r} depending on its memory layout "
+            "(reshape/ravel/flatten/astype(copy=False)); this in-place write reaches "
+            f"{name!r} (read at line {read_line}) only when it is a view; write into {name!r} "
+            "explicitly or take a copy")
