@@ -240,3 +240,60 @@ def test_snapshot_goes_stale_through_a_helper_that_writes_its_argument():
     """
     assert codes(code) == [(8, "SC304")]
     assert run(code)["delta"].tolist() == [0.0, 0.0, 0.0]
+
+
+SCALER = """
+import numpy as np
+
+class Scaler:
+    def fit(self, X):
+        X -= X.mean(0)
+        return self
+
+X = np.arange(12.0).reshape(4, 3)
+total = X.sum()
+s = Scaler().fit(X)
+print(X.sum() == total)
+"""
+
+
+def test_a_method_that_centers_its_argument_in_place_is_reported_at_the_write_and_the_call():
+    # The one walk resolves method calls, so argument mutation is seen through them too.
+    assert codes(SCALER) == [(6, "SC305"), (11, "SC305")]
+    env = run(SCALER.replace("print(X.sum() == total)", "changed = X.sum() != total"))
+    assert env["changed"]
+
+
+def test_argument_mutation_passes_through_a_helper_of_a_helper():
+    code = """
+    import numpy as np
+
+    def _center(v):
+        v -= v.mean()
+
+    def prepare(v):
+        _center(v)
+        return v.std()
+
+    data = np.arange(4.0)
+    s = prepare(data)
+    print(data)
+    """
+    assert codes(code) == [(5, "SC305"), (12, "SC305")]
+    env = run(code.replace("print(data)", "first = data[0]"))
+    assert env["first"] == -1.5
+
+
+def test_a_str_parameter_grown_with_plus_equals_is_not_an_array_write():
+    # Found on numpy's own source: `line += word` on a parameter that holds a str.
+    code = """
+    def extend(line, word):
+        line += word
+        return line
+
+    def render(prefix):
+        indent = prefix + ' '
+        out = extend(indent, 'x')
+        return indent + out
+    """
+    assert codes(code) == []

@@ -32,10 +32,6 @@ from .opcalls import OpGateway
 from .statements import Statements
 
 
-# Alias codes this walk reports itself; the rest still come from analysis/aliasing.py.
-PORTED_ALIAS_CODES = frozenset({"SC301", "SC302", "SC303", "SC304", "SC306", "SC307"})
-
-
 class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
                   Effects):
     """Runs one module abstractly and collects its findings."""
@@ -47,12 +43,7 @@ class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, 
 
 def analyze_module(module: cst.Module, source: str, path: str, settings: Any) -> list[Finding]:
     """All shape, in-place and aliasing findings for one parsed module."""
-    findings = Interpreter(module, source, path, settings).run()
-    # The alias codes not yet fired by this walk still come from the alias graph's own walk.
-    from ..aliasing import alias_findings
-
-    return findings + [f for f in alias_findings(module, path, settings)
-                       if f.code not in PORTED_ALIAS_CODES]
+    return Interpreter(module, source, path, settings).run()
 
 
 def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:

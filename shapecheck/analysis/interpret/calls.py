@@ -125,6 +125,8 @@ class Calls:
     def call(self, node: cst.Call, func: Value, args: list, kwargs: dict, arg_nodes: list) -> Value:
         value = self.dispatch_call(node, func, args, kwargs, arg_nodes)
         value = self.track_call(node, func, args, kwargs, value)
+        if isinstance(func, (FunctionValue, BoundMethod)):
+            self.track_argument_writes(node, func, args, kwargs)
         if isinstance(func, (FunctionValue, BoundMethod, InstanceValue, LayerValue)):
             # A user function's result is described by the call that produced it.
             if isinstance(value, AbstractArray):

@@ -124,6 +124,11 @@ class Context:
         self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
         # storage id -> (write, writer name): written through a maybe-view, base not yet read
         self.maybe_writes: dict[int, tuple] = {}
+        # storage id -> (call, in-place node, callee, parameter): written by a callee, unread
+        self.pending_calls: dict[int, tuple] = {}
+        self.param_writes: dict[int, cst.CSTNode] = {}  # parameter storage -> first write in place
+        self.statement_calls: set[int] = set()  # calls whose result is thrown away
+        self.workspaces: set[int] = set()  # storages made by allocators: buffers to be filled
         self.namespaces: dict[int, frozenset] = {}  # function node -> namespace parameters
         self.unknown_params: set[int] = set()  # storages of parameters made arrays for aliasing
         self.in_assert = False  # reads inside an assert test what a write did, on purpose

@@ -30,7 +30,16 @@ assert test what the write did, so they do not count. A parameter nothing is
 known of becomes, for its aliasing only, an array of unknown rank in the
 caller's memory (``Functions.caller_owned``; ``Storage.is_array`` False):
 no shape rule reads it, and a function's result computed from one is unknown.
-SC305 still comes from analysis/aliasing.py.
+
+SC305 (a function writes its caller's array in place and the caller reads it
+afterwards): the standalone analysis of a function records which parameters
+it writes (``param_writes``, keyed by the parameter's storage); at each call
+the caller's argument counts as written there, and the write is pending
+(flow state) until the array is read under a name bound before the call.
+Functions that say they work in place, procedures that return nothing,
+calls used as statements and buffers made by allocators are exempt
+(``contracts.py``); a parameter passed on to such a callee passes the write
+on to our own caller.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from ...runtime.dims import eq, format_shape
 from ...runtime.layout import Layout, overlap, torch_overlap_status
 from ..imports import canonical, dotted_name
 from ..rules.aliasing import (
+    argument_mutation_messages,
     layout_dependent_write_message,
     leaf_inplace_message,
     stale_alias_message,
@@ -55,6 +65,7 @@ from ..rules.aliasing import (
 )
 from ..values import Alias, AbstractArray, ConstValue, ModuleRef, Storage, TupleValue, Value
 from ...runtime.rules import indexing as rt_indexing
+from .contracts import ALLOCATORS, mutation_is_documented, returns_value
 from .operands import FAIL, array_arg, rule_index_items, to_arg
 
 # Attributes that describe an array without reading its elements.
@@ -116,7 +127,14 @@ class Effects:
                                     for item in value.items), value.is_list)
         if not isinstance(value, AbstractArray):
             return value
-        storage = Storage(id(node), what, leaf_grad=leaf_grad)
+        # Computed only from parameters nothing is known of (a str as well as an array), the
+        # result is no more certainly an array than they are.
+        arrays = [o for o in operands if isinstance(o, AbstractArray)]
+        certain = not arrays or any(o.alias is None or o.alias.storage is None
+                                    or o.alias.storage.is_array for o in arrays)
+        storage = Storage(id(node), what, leaf_grad=leaf_grad, is_array=certain)
+        if what in ALLOCATORS:
+            self.workspaces.add(storage.id)
         if leaf_grad:
             self.grad_storages.add(storage.id)
         shape = value.shape
@@ -236,6 +254,7 @@ class Effects:
         if alias is None or alias.storage is None or self.metadata_read:
             return
         self.note_maybe_view_read(alias, name, node)
+        self.note_argument_read(alias, name, node)
         if alias.snapshot is None:
             return
         later = [w for w in self.writes.get(alias.storage.id, ()) if w[0] > alias.version
@@ -259,24 +278,94 @@ class Effects:
         self.report("SC306", write_node, layout_dependent_write_message(
             writer, self.storage_name(alias), line), related=((self.path, line),))
 
+    def bind_call_result(self, name: str, value: Value, source: cst.CSTNode) -> None:
+        """``data = scale(data)``: the caller takes the written array back from the call, so
+        reading it through this name is reading the result it asked for."""
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is None or alias.storage is None:
+            return
+        pending = self.pending_calls.get(alias.storage.id)
+        if pending is not None and pending[0] is source:
+            self.pending_calls[alias.storage.id] = pending[:4] + (pending[4] | {name},)
+
+    def note_argument_read(self, alias: Alias, name: str, node: cst.CSTNode) -> None:
+        """SC305: a callee wrote this array in place, and the caller reads it now (under a
+        name bound before the call, not to the call's result)."""
+        pending = self.pending_calls.get(alias.storage.id)
+        if pending is None or name in pending[4]:
+            return
+        del self.pending_calls[alias.storage.id]
+        call, inplace_node, callee, param, _ = pending
+        call_line, inplace_line = self.line(call), self.line(inplace_node)
+        inside, at_call = argument_mutation_messages(callee, param, call_line, inplace_line,
+                                                     name, self.line(node))
+        self.report("SC305", inplace_node, inside, related=((self.path, call_line),))
+        self.report("SC305", call, at_call, related=((self.path, inplace_line),))
+
+    def track_argument_writes(self, node: cst.Call, func: Value, args: list,
+                              kwargs: dict) -> None:
+        """A user function that writes a parameter in place writes the caller's argument.
+
+        Which parameters a function writes comes from its standalone analysis, where each
+        parameter is the caller's memory (``Functions.caller_owned``). SC305 is kept for
+        calls whose result is used, to functions that return something and do not say they
+        work in place, with arrays that are not buffers made to be filled.
+        """
+        from ..values import BoundMethod
+
+        function = func.function if isinstance(func, BoundMethod) else func
+        positional = [func.self_value] + list(args) if isinstance(func, BoundMethod) else args
+        definition = function.node
+        if not isinstance(definition, cst.FunctionDef):
+            return
+        params = list(definition.params.posonly_params) + list(definition.params.params)
+        for index, param in enumerate(params):
+            inplace = self.param_writes.get(id(param))
+            if inplace is None:
+                continue
+            arg = positional[index] if index < len(positional) else kwargs.get(param.name.value)
+            alias = arg.alias if isinstance(arg, AbstractArray) else None
+            if alias is None or alias.storage is None or alias.view == "maybe":
+                continue
+            storage = alias.storage
+            if storage.param is not None:
+                # Our own parameter passed on: the callee's write reaches our caller.
+                self.param_writes.setdefault(storage.id, inplace)
+            if not storage.is_array:
+                continue
+            version = self.versions.get(storage.id, 0) + 1
+            self.versions[storage.id] = version
+            self.writes[storage.id] = self.writes.get(storage.id, ()) + (
+                (version, f"{function.name}()", None, node),)
+            if not mutation_is_documented(definition, param.name.value) and \
+                    id(node) not in self.statement_calls and \
+                    storage.id not in self.workspaces and returns_value(definition):
+                self.pending_calls[storage.id] = (node, inplace, function.name, param.name.value,
+                                                  frozenset())
+
     def effect_state(self) -> tuple:
-        return dict(self.versions), dict(self.writes), dict(self.maybe_writes)
+        return (dict(self.versions), dict(self.writes), dict(self.maybe_writes),
+                dict(self.pending_calls))
 
     def restore_effects(self, state: tuple) -> None:
-        self.versions, self.writes, self.maybe_writes = (dict(d) for d in state)
+        self.versions, self.writes, self.maybe_writes, self.pending_calls = (
+            dict(d) for d in state)
 
     def join_effects(self, states: list) -> None:
         """Paths meet: every write on any path counts (versions by maximum)."""
         versions: dict = {}
         writes: dict = {}
         maybe_writes: dict = {}
-        for path_versions, path_writes, path_maybe in states:
+        pending_calls: dict = {}
+        for path_versions, path_writes, path_maybe, path_calls in states:
             for key, version in path_versions.items():
                 versions[key] = max(versions.get(key, 0), version)
             for key, ws in path_writes.items():
                 writes[key] = tuple(dict.fromkeys(writes.get(key, ()) + ws))
             maybe_writes.update(path_maybe)
-        self.versions, self.writes, self.maybe_writes = versions, writes, maybe_writes
+            pending_calls.update(path_calls)
+        self.versions, self.writes, self.maybe_writes, self.pending_calls = (
+            versions, writes, maybe_writes, pending_calls)
 
     # ------------------------------------------------------------------ results of calls
 
@@ -489,6 +578,8 @@ class Effects:
         self.writes[storage.id] = self.writes.get(storage.id, ()) + (
             (version, _writer_name(writer), target.alias.layout, node),)
         writer_name = _writer_name(writer)
+        if storage.param is not None and target.alias.view != "maybe":
+            self.param_writes.setdefault(storage.id, node)
         if target.alias.view == "maybe" and writer_name is not None:
             self.maybe_writes[storage.id] = (node, writer_name)
         if storage.saved_by is not None:

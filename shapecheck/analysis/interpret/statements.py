@@ -64,6 +64,8 @@ class Statements:
 
     def exec_small(self, node: cst.BaseSmallStatement) -> None:
         if isinstance(node, cst.Expr):
+            if isinstance(node.value, cst.Call):
+                self.statement_calls.add(id(node.value))  # a procedure called for its effect
             self.eval(node.value)
         elif isinstance(node, cst.Assign):
             value = self.eval(node.value)
@@ -313,6 +315,7 @@ class Statements:
             value = self.bind_snapshot(target, value, source)
             self.frame.scope.vars[target.value] = value
             self.bind_name(target.value, value)
+            self.bind_call_result(target.value, value, source)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             items = self.unpack(value, len(elements))

@@ -386,3 +386,15 @@ def layout_dependent_write_message(writer: str, name: str, read_line: int) -> st
             "(reshape/ravel/flatten/astype(copy=False)); this in-place write reaches "
             f"{name!r} (read at line {read_line}) only when it is a view; write into {name!r} "
             "explicitly or take a copy")
+
+
+def argument_mutation_messages(callee: str, param: str, call_line: int, inplace_line: int,
+                               reader: str, read_line: int) -> tuple[str, str]:
+    """SC305's two sides: at the in-place line in the callee, and at the call."""
+    inside = (f"{callee}() modifies its parameter {param!r} in place; the caller at line "
+              f"{call_line} reads that array afterwards (line {read_line}) and sees the change; "
+              "copy inside, or document and return it")
+    at_call = (f"{callee}() modifies {reader!r} in place (line {inplace_line}) and {reader!r} "
+               f"is read afterwards at line {read_line}; pass a copy if the original is still "
+               "needed")
+    return inside, at_call
