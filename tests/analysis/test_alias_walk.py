@@ -297,3 +297,44 @@ def test_a_str_parameter_grown_with_plus_equals_is_not_an_array_write():
         return indent + out
     """
     assert codes(code) == []
+
+
+def test_a_snapshot_of_a_parameter_that_may_be_an_int_is_not_stale():
+    # Found on real model code: `prev_bsz = cur_bsz` then `cur_bsz -= 1` on an int parameter.
+    code = """
+    def reduce_batch(features, cur_bsz):
+        prev_bsz = cur_bsz
+        for i in range(prev_bsz):
+            cur_bsz -= 1
+            print(prev_bsz)
+        return cur_bsz
+    """
+    assert codes(code) == []
+    assert run(code)["reduce_batch"](None, 3) == 0
+
+
+def test_argument_write_and_rebinding_to_the_result_in_a_method_called_twice_is_fine():
+    # Found on real model code: the body runs standalone and again specialized; a write pending
+    # from the first pass must not meet a read of the second.
+    code = """
+    import torch
+
+    def mask_border(t):
+        t[:, :1] = 0
+        return t
+
+    class Matcher:
+        def match(self, scores):
+            mask = scores > 0.5
+            mask = mask_border(mask)
+            return mask.sum()
+
+        def forward(self, x):
+            return self.match(x)
+
+    m = Matcher()
+    out = m.forward(torch.ones(2, 3))
+    """
+    pytest.importorskip("torch")
+    assert codes(code) == []
+    assert run(code)["out"].item() == 4

@@ -129,7 +129,7 @@ class Context:
         self.param_writes: dict[int, cst.CSTNode] = {}  # parameter storage -> first write in place
         self.statement_calls: set[int] = set()  # calls whose result is thrown away
         self.workspaces: set[int] = set()  # storages made by allocators: buffers to be filled
-        self.namespaces: dict[int, frozenset] = {}  # function node -> namespace parameters
+        self.namespace_uses: frozenset | None = None  # names used as an array namespace
         self.unknown_params: set[int] = set()  # storages of parameters made arrays for aliasing
         self.in_assert = False  # reads inside an assert test what a write did, on purpose
         self.metadata_read = False

@@ -214,7 +214,9 @@ class Effects:
         if alias is None or alias.storage is None:
             return value
         name = target.value
-        if alias.view in ("base", "view") and self.looks_like_copy(source):
+        # Only a certain array: `prev = n` of an int parameter is a copy of the number.
+        if alias.view in ("base", "view") and alias.storage.is_array and \
+                self.looks_like_copy(source):
             alias = replace(alias, snapshot=f"{name} = {self.text(source)}", snapshot_node=target,
                             version=self.versions.get(alias.storage.id, 0), binder=name)
         else:
@@ -425,6 +427,17 @@ class Effects:
 
     def track_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                       value: Value) -> Value:
+        """A numpy or torch function's result: new memory made here is certainly an array,
+        whatever its arguments were (``np.ones(n)`` of a parameter ``n``)."""
+        value = self.library_result(node, qualname, args, kwargs, value)
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is not None and alias.storage is not None and alias.storage.id == id(node) \
+                and not alias.storage.is_array:
+            value = self.with_storage(value, is_array=True)
+        return value
+
+    def library_result(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
+                       value: Value) -> Value:
         first = args[0] if args else None
         if qualname in ("torch.autograd.grad", "torch.autograd.backward"):
             self.backward(node, first)
