@@ -160,3 +160,19 @@ def test_sarif_from_the_cli_validates_and_output_file_gets_it(project, shapechec
     assert result.rule_id == "SC001"
     region = result.locations[0].physical_location.region
     assert (region.start_line, region.start_column) == (1, 5)
+
+
+@pytest.mark.parametrize("prefix", [0, 500, 5000])
+def test_a_long_source_line_shows_a_window_with_the_carets_under_the_span(prefix):
+    # A minified or generated line must not print thousands of characters per finding.
+    from shapecheck.lint.formats.text import MAX_FRAME_WIDTH, code_frame
+
+    line = "q = [" + "1, " * prefix + "0]; y = a + b" + " + 0" * 2000
+    column = line.index("a + b") + 1
+    finding = Finding(path="m.py", span=Span(1, column, 1, column + 5), code="SC101",
+                      name="broadcast-incompatible", severity=Severity.ERROR, message="m")
+    source_row, caret_row = code_frame(finding, line).plain.splitlines()
+    assert len(source_row) <= MAX_FRAME_WIDTH + 10
+    start = caret_row.index("^")
+    assert source_row[start:start + 5] == "a + b"
+    assert caret_row.count("^") == 5

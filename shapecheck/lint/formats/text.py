@@ -19,6 +19,7 @@ from .message import message_of
 SHAPE_PATTERN = re.compile(r"torch\.Size\(\[[^\]]*\]\)|\((?:\s*[\w?*+-]+\s*,)*\s*(?:[\w?*+-]+\s*)?\)|\[(?:\s*[\w?]+\s*,)*\s*[\w?]+\s*\]")
 _SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 MAX_FRAME_LINES = 4
+MAX_FRAME_WIDTH = 120  # longer source lines show a window around the span
 
 
 def highlight_shapes(message: str) -> Text:
@@ -42,16 +43,21 @@ def code_frame(finding: Finding, source: str | None) -> Text:
     last = min(max(span.end_line, first), len(lines), first + MAX_FRAME_LINES - 1)
     start = max(first - 1, 1)
     gutter = len(str(last))
+    # One window for every line of the frame, so the carets stay under their columns.
+    offset = max(span.column - 1 - MAX_FRAME_WIDTH // 3, 0)
     for number in range(start, last + 1):
         content = lines[number - 1].replace("\t", " ")
+        shown = content[offset:offset + MAX_FRAME_WIDTH]
         frame.append(f" {number:>{gutter}} │ ", style="dim")
-        frame.append(content + "\n")
+        frame.append(("…" if offset and content[:offset].strip() else "") +
+                      shown + ("…" if len(content) > offset + MAX_FRAME_WIDTH else "") + "\n")
         if number < first:
             continue
         begin = span.column if number == first else len(content) - len(content.lstrip()) + 1
         end = span.end_column if number == span.end_line else len(content) + 1
-        begin = max(begin, 1)
-        end = max(end, begin + 1)
+        begin = max(begin - offset, 1) + (1 if offset and content[:offset].strip() else 0)
+        end = min(max(end - offset + (1 if offset and content[:offset].strip() else 0), begin + 1),
+                  begin + MAX_FRAME_WIDTH)
         frame.append(f" {'':>{gutter}} │ ", style="dim")
         frame.append(" " * (begin - 1))
         frame.append("^" * (end - begin), style=_SEVERITY_STYLE[finding.severity.value])
