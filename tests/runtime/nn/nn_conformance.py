@@ -81,10 +81,9 @@ def zeros(shape, dtype=None):
     return torch.zeros(tuple(shape), dtype=dtype or torch.float32)
 
 
-def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtypes=None,
-                keep_warning=lambda text: False, train: bool = True, forward_kwargs=None) -> None:
-    """Build nn.<kind> both ways, then call it on zero tensors of the given shapes."""
-    context = f"nn.{kind}(*{args!r}, **{kwargs!r}) on {inputs!r}"
+def construct(family: str, kind: str, args: tuple, kwargs: dict, context: str):
+    """nn.<kind>(...) built by torch and by the rules; (module, layer), or (None, None) when
+    either refused (the refusals are compared then, as the verdict)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -99,6 +98,16 @@ def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtyp
         ours, layer = (exc.exc_type, exc.message), None
     if built != ("ok",) or ours != ("ok",):
         agree(family, ours, built, context + " (construction)")
+        return None, None
+    return module, layer
+
+
+def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtypes=None,
+                keep_warning=lambda text: False, train: bool = True, forward_kwargs=None) -> None:
+    """Build nn.<kind> both ways, then call it on zero tensors of the given shapes."""
+    context = f"nn.{kind}(*{args!r}, **{kwargs!r}) on {inputs!r}"
+    module, layer = construct(family, kind, args, kwargs, context)
+    if module is None:
         return
     module.train(train)
     dtypes = dtypes or (None,) * len(inputs)

@@ -6,15 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from nn_conformance import (
     agree,
+    construct,
     hypothesis_settings,
     real_verdict,
     rule_verdict,
     torch,
     zeros,
 )
-
-from shapecheck.runtime.nn import build
-from shapecheck.runtime.verdicts import ShapeError
 
 
 @st.composite
@@ -60,18 +58,8 @@ def test_recurrent_layers(case):
     family = mode
     context = f"nn.{mode}(*{args}, **{kwargs}) on {x}, hx={state}"
     with torch.no_grad():
-        try:
-            module = getattr(torch.nn, mode)(*args, **kwargs)
-            built = ("ok",)
-        except Exception as exc:  # a constructor refusal is the verdict
-            built = (type(exc).__name__, str(exc))
-        try:
-            layer = build(mode, args, kwargs)
-            ours = ("ok",) if layer is not None else ("unknown",)
-        except ShapeError as exc:
-            ours, layer = (exc.exc_type, exc.message), None
-        if built != ("ok",) or ours != ("ok",):
-            agree(family, ours, built, context + " (construction)")
+        module, layer = construct(family, mode, args, kwargs, context)
+        if module is None:
             return
         if state is None:
             hx = None
