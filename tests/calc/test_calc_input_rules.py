@@ -4,28 +4,7 @@ import json
 
 import numpy as np
 import pytest
-import typer
-from typer.testing import CliRunner
-
-from shapecheck.calc.command import register
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-
-    @app.command("noop")  # a second command keeps typer from collapsing the app into eval
-    def noop() -> None:
-        pass
-
-    return app
-
-
-APP = _app()
-
-
-def run(*args: str, stdin: str | None = None):
-    return CliRunner().invoke(APP, ["eval", *args], input=stdin)
+from eval_cli import run
 
 
 @pytest.mark.parametrize("binding, fragment", [

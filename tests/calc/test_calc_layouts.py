@@ -8,27 +8,11 @@ import json
 
 import numpy as np
 import pytest
-import typer
+from eval_cli import APP
 from typer.testing import CliRunner
-
-from shapecheck.calc.command import register
 
 TORCH_TEXT = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-
-    @app.command("noop")  # a second command keeps typer from collapsing the app into eval
-    def noop() -> None:
-        pass
-
-    return app
-
-
-APP = _app()
 
 
 def run_json(*args: str) -> tuple[int, dict]:

@@ -2,24 +2,8 @@
 
 import json
 
-import typer
+from eval_cli import APP
 from typer.testing import CliRunner
-
-from shapecheck.calc.command import register
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    register(app)
-
-    @app.command("noop")  # a second command keeps typer from collapsing the app into eval
-    def noop() -> None:
-        pass
-
-    return app
-
-
-APP = _app()
 
 
 def session(*lines: str, args: tuple = ()):
