@@ -37,9 +37,9 @@ from .names import (
     AUG_LABEL,
     BINARY_UFUNCS,
     CLASS_TARGET_LOSSES,
+    CONVERSIONS,
     DTYPE_METHODS,
     DTYPE_NAMES,
-    ELEMENTWISE,
     JOIN_FUNCS,
     LIST_MUTATORS,
     NEW_AXIS_OPS,
@@ -48,7 +48,6 @@ from .names import (
     NOT_NDARRAY_MODULES,
     PAIRWISE_LOSSES,
     REDUCTIONS,
-    SHAPE_METHODS,
     SOLVES,
     STATE_REGISTRARS,
     UNMODELED_KWARGS,
@@ -291,8 +290,9 @@ class Calls:
                                 if isinstance(i, AbstractArray))
         origin_array = arrays[0]
         dtype = origin_array.dtype if short not in ("argmax", "argmin") else "int64"
+        shape_keeping = any(self.keeps_shape(c) for c in candidates)
         if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
-            if short in ELEMENTWISE and args and isinstance(args[0], AbstractArray):
+            if shape_keeping and args and isinstance(args[0], AbstractArray):
                 return args[0].derived(args[0].shape, self.origin(node),
                                        dtype=dtype, reduced=args[0].reduced,
                                        explicit_axis=args[0].explicit_axis)
@@ -322,6 +322,9 @@ class Calls:
             self.check_reduced_axis(node, args[0], args[1], arg_nodes[0], arg_nodes[1])
         out = self.array_result(result, origin_array, node, dtype=dtype, library=lib,
                                 explicit_axis=short in NEW_AXIS_OPS)
+        if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
+            out = replace(out, reduced=origin_array.reduced,
+                          explicit_axis=origin_array.explicit_axis)
         return self.with_reduction(out, short, origin_array, args[1:], kwargs)
 
     def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
@@ -424,16 +427,13 @@ class Calls:
         conv_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
         if array.shape is None or any(a is FAIL for a in conv_args) or any(
                 a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:
-            if name in ELEMENTWISE or keep_provenance or name in DTYPE_METHODS and not args \
-                    or name in ("astype", "to", "type", "detach", "clone", "copy", "contiguous",
-                                "cpu", "cuda", "requires_grad_"):
+            if self.keeps_shape(name) or keep_provenance or name in CONVERSIONS:
                 return replace(array, origin=origin, dtype=dtype, alias=None)
             if array.shape is not None and name in REDUCTIONS and self.lookup(name, dialect) is None:
                 reduced = self.fallback_reduce(node, array, name, args, kwargs, dialect, dtype)
                 if reduced is not None:
                     return reduced
-            if self.lookup(name, dialect) is None and name not in REDUCTIONS and \
-                    name not in SHAPE_METHODS:
+            if self.lookup(name, dialect) is None and not self.is_array_op(name):
                 return UNKNOWN_VALUE
             return AbstractArray(None, dtype, array.library, origin)
         func_node = getattr(node, "func", node)
@@ -442,7 +442,7 @@ class Calls:
         result = self.apply(name, dialect, (array_arg(array),) + conv_args, conv_kwargs, node,
                             operands, f".{name}()")
         out = self.array_result(result, array, node, dtype=dtype)
-        if (keep_provenance or name in ELEMENTWISE) and isinstance(out, AbstractArray):
+        if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return out
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...runtime.dims import UNKNOWN, eq, sub
-from ..values import UNKNOWN_VALUE, AbstractArray, ConstValue, IntValue, TupleValue, Value, dims_of
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ConstValue,
+    IntValue,
+    TupleValue,
+    Value,
+    dims_of,
+)
 from .names import CREATION_KWARGS, CREATORS
 from .operands import dtype_from, literal_shape
 

@@ -140,24 +140,9 @@ AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
     ("pow", "**"), ("matmul", "@"), ("and", "&"), ("or", "|"), ("xor", "^"))}
 
 
-ELEMENTWISE = frozenset({
-    "abs", "absolute", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
-    "square", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "sigmoid",
-    "relu", "gelu", "silu", "softplus", "elu", "leaky_relu", "neg", "negative", "sign", "floor",
-    "ceil", "round", "trunc", "reciprocal", "erf", "isnan", "isfinite", "isinf", "logical_not",
-    "conj", "nan_to_num", "clip", "clamp", "softmax", "log_softmax", "dropout", "detach", "clone",
-    "copy", "contiguous", "float", "double", "half", "long", "int", "bool", "cpu", "cuda",
-    "positive", "fabs", "deg2rad", "rad2deg", "signbit", "normalize", "tanh_", "relu6",
-    "hardtanh", "mish", "selu", "celu", "logsigmoid", "softsign"})
+CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
+"""Methods that change dtype, device or flags and keep the shape (with their arguments)."""
 
 
 BINARY_UFUNCS = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "maximum",
                             "minimum", "power", "sub", "mul", "div", "where", "hypot", "arctan2"})
-
-
-SHAPE_METHODS = frozenset({"reshape", "view", "flatten", "ravel", "transpose", "permute",
-                            "squeeze", "unsqueeze", "expand", "repeat", "swapaxes", "t"})
-
-
-SHAPE_PRESERVING = frozenset({"Dropout", "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "LayerNorm",
-                               "Identity", "LeakyReLU", "ELU", "Softmax", "LogSoftmax"})

@@ -27,6 +27,14 @@ class OpGateway:
         except Exception:
             return None
 
+    def keeps_shape(self, name: str) -> bool:
+        """Some library's op ``name`` returns input 0's shape whatever its other arguments."""
+        return rt_ops.keeps_shape(name)
+
+    def is_array_op(self, name: str) -> bool:
+        """Some library has an op ``name`` (so a method of that name likely returns an array)."""
+        return rt_ops.is_array_op(name)
+
     def to_arg(self, value: Value) -> Any:
         return to_arg(value)
 
