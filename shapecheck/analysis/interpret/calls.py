@@ -9,7 +9,10 @@ import libcst as cst
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
+from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
+from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
+from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import ShapeError
 from ..imports import canonical
@@ -36,18 +39,13 @@ from .env import ArrayMethod, GeneratorMethod, Iterable
 from .names import (
     AUG_LABEL,
     BINARY_UFUNCS,
-    CLASS_TARGET_LOSSES,
     CONVERSIONS,
-    DTYPE_METHODS,
-    DTYPE_NAMES,
     JOIN_FUNCS,
     LIST_MUTATORS,
     NEW_AXIS_OPS,
     NON_MUTATING_BUILTINS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
-    PAIRWISE_LOSSES,
-    REDUCTIONS,
     SOLVES,
     STATE_REGISTRARS,
     UNMODELED_KWARGS,
@@ -240,7 +238,7 @@ class Calls:
             return UNKNOWN_VALUE
         if qualname == "numpy.random.default_rng" or qualname == "numpy.random.RandomState":
             return GeneratorValue()
-        if name in DTYPE_NAMES and not args:
+        if name in SPELLINGS and not args:
             return UNKNOWN_VALUE
         if name in ("ndim", "shape", "size") and library == "numpy" and len(args) == 1 and not kwargs:
             source = args[0]
@@ -256,8 +254,7 @@ class Calls:
         if created is not None:
             return created
         short = name.rsplit(".", 1)[-1]
-        if qualname.startswith("torch.nn.functional.") and (
-                short in PAIRWISE_LOSSES or short in CLASS_TARGET_LOSSES):
+        if qualname.startswith("torch.nn.functional.") and short in FUNCTIONAL_LOSSES:
             return self.loss(node, short, args, kwargs, arg_nodes)
         if qualname in SOLVES:
             self.check_solve(node, qualname, args, arg_nodes)
@@ -330,7 +327,7 @@ class Calls:
     def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
                        kwargs: dict) -> Value:
         """Mark a reduction over one axis without keepdims (SC103's provenance)."""
-        if name not in REDUCTIONS or source.shape is None or len(source.shape) < 2:
+        if name not in REDUCE_OPS or source.shape is None or len(source.shape) < 2:
             return out
         axis = kwargs.get("axis", kwargs.get("dim", rest[0] if rest else None))
         # torch's second positional is keepdim; numpy's is dtype.
@@ -405,8 +402,8 @@ class Calls:
             return replace(array, dtype=dtype, origin=origin, alias=None)
         if "dtype" in kwargs:
             dtype = dtype_from(kwargs["dtype"], array.library)
-        if name in DTYPE_METHODS and array.library == "torch" and not args:
-            dtype = DTYPE_METHODS[name]
+        if name in TORCH_CONVERSION_METHODS and array.library == "torch" and not args:
+            dtype = TORCH_CONVERSION_METHODS[name]
         if name in ("argmax", "argmin"):
             dtype = "int64"
         if name.startswith("__"):
@@ -429,7 +426,7 @@ class Calls:
                 a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:
             if self.keeps_shape(name) or keep_provenance or name in CONVERSIONS:
                 return replace(array, origin=origin, dtype=dtype, alias=None)
-            if array.shape is not None and name in REDUCTIONS and self.lookup(name, dialect) is None:
+            if array.shape is not None and name in REDUCE_OPS and self.lookup(name, dialect) is None:
                 reduced = self.fallback_reduce(node, array, name, args, kwargs, dialect, dtype)
                 if reduced is not None:
                     return reduced

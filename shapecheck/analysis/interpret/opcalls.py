@@ -9,10 +9,11 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
 from ...runtime.dims import Dim, dims_equal, eq, format_shape, is_one, numel
+from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.verdicts import Result, RuleWarning, ShapeError
 from ..values import AbstractArray, TupleValue, Value
 from .context import Step
-from .names import KIND_CODES, REDUCTIONS, WARNING_CODES
+from .names import KIND_CODES, WARNING_CODES
 from .operands import to_arg
 
 
@@ -61,7 +62,7 @@ class OpGateway:
         finally:
             self.out_call = False
         out = operands[-1][0]
-        reduction = name.rsplit(".", 1)[-1] in REDUCTIONS
+        reduction = name.rsplit(".", 1)[-1] in REDUCE_OPS
         if reduction and result is not None and isinstance(out, AbstractArray) and \
                 out.shape is not None and dims_equal(plain_result.shape, out.shape) is False \
                 and not result.warnings:
