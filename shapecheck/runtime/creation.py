@@ -40,6 +40,9 @@ UNREADABLE = _Marker("UNREADABLE")
 """An argument the caller could not read."""
 ARRAY = _Marker("ARRAY")
 """An array argument."""
+ANYTHING = _Marker("ANYTHING")
+"""A value nothing is known of (an unannotated parameter): an int where a size is expected,
+data of unknown shape where data is."""
 SCALAR = _Marker("SCALAR")
 """The answer for a call that makes a Python scalar."""
 
@@ -86,8 +89,9 @@ def _dims(value: Any) -> tuple | None:
     """A shape-like argument: ``(B, 3)``, ``[4]``, ``5``."""
     if _is_int(value):
         return (value,)
-    if isinstance(value, (tuple, list)) and all(_is_int(v) for v in value):
-        return tuple(value)
+    if isinstance(value, (tuple, list)):
+        dims = tuple(UNKNOWN if v is ANYTHING else v for v in value)  # an item of a size: an int
+        return dims if all(_is_int(v) for v in dims) else None
     return None
 
 
@@ -100,12 +104,13 @@ def _size(args: tuple, kwargs: dict, varargs: bool) -> tuple | None:
         return None
     if len(args) == 1:
         return _dims(args[0])
-    if varargs and all(_is_int(a) for a in args):
-        return tuple(args)
+    if varargs and all(_is_int(a) or a is ANYTHING for a in args):
+        return tuple(UNKNOWN if a is ANYTHING else a for a in args)
     return _dims(args[0]) if not varargs else None
 
 
 def _arange_shape(args: tuple) -> tuple | None:
+    args = tuple(UNKNOWN if a is ANYTHING else a for a in args)  # arange(n): n is a number
     numbers = [a for a in args if isinstance(a, (int, float)) and not isinstance(a, bool)]
     if args and len(numbers) == len(args) <= 3 and any(isinstance(a, float) for a in args):
         # Both libraries count ceil((stop - start) / step) in double precision.
@@ -197,7 +202,7 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
     if name in _FROM_DATA:
         if not args:
             return None
-        if args[0] is ARRAY:
+        if args[0] is ARRAY or args[0] is ANYTHING:
             return Created(None, dtype, like=0)
         shape, kind = literal_shape(args[0])
         if shape is None:
@@ -234,4 +239,4 @@ def _random(short: str, args: tuple, kwargs: dict, generator: bool,
     return Created(_dims(size), dtype or default)
 
 
-__all__ = ["ARRAY", "CREATORS", "SCALAR", "UNREADABLE", "Created", "creation", "literal_shape"]
+__all__ = ["ANYTHING", "ARRAY", "CREATORS", "SCALAR", "UNREADABLE", "Created", "creation", "literal_shape"]

@@ -45,14 +45,14 @@ CASES = {
         def f(a: Float[np.ndarray, "n 3"], b: Float[np.ndarray, "n 4"]):
             return a + b
         """, [(5, "SC101")]),
-    "jaxtyping symbols that may be equal are not errors": (
+    "jaxtyping symbols that may be equal are no error, only the named-dims warning": (
         """
         import torch
         from jaxtyping import Float
         from torch import Tensor
         def f(x: Float[Tensor, "b t c"], y: Float[Tensor, "b t d"]):
             return x + y
-        """, []),
+        """, [(6, "SC112")]),
     "variadic jaxtyping dims keep the known trailing dim for nn.Linear": (
         """
         import torch

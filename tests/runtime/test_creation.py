@@ -97,3 +97,12 @@ def test_literal_shapes_of_ragged_and_nested_lists():
     assert literal_shape([[1, 2], [3]]) == (None, None)
     assert literal_shape([[1, 2.0], [3, 4]]) == ((2, 2), "float")
     assert np.array([[1, 2.0], [3, 4]]).shape == (2, 2)
+
+
+def test_a_value_nothing_is_known_of_is_an_int_inside_a_size_and_data_elsewhere():
+    from shapecheck.runtime.creation import ANYTHING
+    assert creation("numpy", "zeros", ((ANYTHING, 4),), {}).shape == (UNKNOWN, 4)
+    assert creation("torch", "zeros", (ANYTHING, 4), {}).shape == (UNKNOWN, 4)
+    assert creation("numpy", "zeros", (ANYTHING,), {}).shape is None  # n or a shape tuple
+    assert creation("numpy", "arange", (ANYTHING,), {}).shape == (UNKNOWN,)
+    assert creation("numpy", "array", (ANYTHING,), {}) == Created(None, None, like=0)

@@ -45,8 +45,11 @@ class OpGateway:
         spec = self.lookup(name, dialect)
         if spec is None:
             return None
-        return self.run_rule(lambda: spec.rule(*args, dialect=dialect, **kwargs), node, operands,
-                             label, dialect, spec, op_name=name)
+        result = self.run_rule(lambda: spec.rule(*args, dialect=dialect, **kwargs), node,
+                               operands, label, dialect, spec, op_name=name)
+        if result is not None and len(self.named_symbols) > 1:
+            self.check_named_dims(spec, dialect, args, kwargs, node, operands, label)
+        return result
 
     def apply_with_out(self, name: str, dialect: Dialect, args: tuple, kwargs: dict, node,
                        operands: list, label: str) -> Result | None:

@@ -322,6 +322,8 @@ class Statements:
             items = self.unpack(value, len(elements))
             if any(isinstance(el, cst.StarredElement) for el in elements):
                 items = None
+            if items is None:
+                items = self.refine_from_unpack(list(elements), source)
             for i, element in enumerate(elements):
                 inner = element.value
                 self.assign(inner, items[i] if items is not None else UNKNOWN_VALUE, source)
