@@ -55,7 +55,7 @@ def render_coverage_table(report: LintReport, *, color: bool = False, width: int
     console = Console(file=out, width=width or 10_000, no_color=not color, force_terminal=color or None,
                       highlight=False, soft_wrap=width is None)
     console.print(table)
-    return "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip().splitlines()) + "\n"
 
 
 def with_coverage(text: str, report: LintReport, fmt: str, *, statistics: bool = False,
