@@ -34,7 +34,7 @@ class FileCoverage:
     rank_known: int = 0
     fully_known: int = 0
 
-    def __add__(self, other: "FileCoverage") -> "FileCoverage":
+    def __add__(self, other: FileCoverage) -> FileCoverage:
         return FileCoverage(self.arrays + other.arrays, self.rank_known + other.rank_known,
                             self.fully_known + other.fully_known)
 
@@ -79,4 +79,4 @@ class CoverageRecorder:
                             fully_known=sum(1 for level in levels if level == FULLY_KNOWN))
 
 
-__all__ = ["CoverageRecorder", "FileCoverage", "knowledge", "RANK_UNKNOWN", "RANK_KNOWN", "FULLY_KNOWN"]
+__all__ = ["FULLY_KNOWN", "RANK_KNOWN", "RANK_UNKNOWN", "CoverageRecorder", "FileCoverage", "knowledge"]
