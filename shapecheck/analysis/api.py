@@ -6,12 +6,16 @@ import ast
 import traceback
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .findings import Finding, Span
 from .nesting import refuse_deep_nesting
 from .rules import INTERNAL_ERROR, SYNTAX_ERROR, RuleSpec
+
+if TYPE_CHECKING:
+    from .coverage import CoverageRecorder
 
 
 @dataclass(frozen=True)
@@ -35,8 +39,13 @@ def finding_for(spec: RuleSpec, path: str, span: Span, message: str, **extra) ->
                    severity=spec.severity, message=message, **extra)
 
 
-def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS) -> list[Finding]:
-    """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099."""
+def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS,
+                   coverage: CoverageRecorder | None = None) -> list[Finding]:
+    """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099.
+
+    A ``coverage`` recorder, when given, is filled with the file's array-valued
+    expressions (analysis/coverage.py); without one the analysis pays nothing for it.
+    """
     refusal = refuse_deep_nesting(source)
     if refusal is not None:
         spec = SYNTAX_ERROR if refusal.syntax else INTERNAL_ERROR
@@ -49,7 +58,7 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
         return [_syntax_error_finding(source, path, f"{type(exc).__name__}: {exc}", 1, 1)]
     from .interpret import analyze_module
     try:
-        return sorted(analyze_module(module, source, path, settings), key=Finding.sort_key)
+        return sorted(analyze_module(module, source, path, settings, coverage), key=Finding.sort_key)
     except RecursionError:
         return [finding_for(INTERNAL_ERROR, path, Span(1, 1, 1, 1),
                             "internal error: the file nests too deeply for the analyzer")]

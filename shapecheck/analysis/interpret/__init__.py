@@ -43,9 +43,15 @@ class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, 
         Context.__init__(self, module, source, path, settings, force_dialect)
 
 
-def analyze_module(module: cst.Module, source: str, path: str, settings: Any) -> list[Finding]:
-    """All shape, in-place and aliasing findings for one parsed module."""
-    return Interpreter(module, source, path, settings).run()
+def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
+                   coverage: Any = None) -> list[Finding]:
+    """All shape, in-place and aliasing findings for one parsed module.
+
+    ``coverage``, a CoverageRecorder, records every array-valued expression evaluated.
+    """
+    interp = Interpreter(module, source, path, settings)
+    interp.coverage = coverage
+    return interp.run()
 
 
 def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:
