@@ -6,6 +6,10 @@ expression counts when the interpreter computed its value as an
 *fully known* when every dim is an int or a symbolic ``Dim`` expression
 (``B``, ``4*C``, ``C//H``); one unknown dim leaves it only rank-known.
 
+A value computed only from parameters nothing is known of is not counted:
+the analyzer keeps it as an array of unknown rank for its aliasing facts, but
+it may as well be an int, a str or a config object.
+
 Each source expression counts once per file, however often it was evaluated
 (loop bodies walked to a fixed point, a function specialized at several call
 sites, then analyzed on its own), with the best knowledge any of those
@@ -68,6 +72,11 @@ class CoverageRecorder:
         self.best: dict[Any, int] = {}
 
     def record(self, node: Any, value: AbstractArray) -> None:
+        storage = value.alias.storage if value.alias is not None else None
+        if storage is not None and not storage.is_array:
+            # A parameter nothing is known of (or computed only from such): it may be an int,
+            # a str or a config as well as an array, so it is not counted as an array.
+            return
         level = knowledge(value)
         if level > self.best.get(node, -1):
             self.best[node] = level

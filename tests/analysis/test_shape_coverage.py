@@ -63,7 +63,8 @@ def test_every_array_expression_of_a_program_with_literal_shapes_is_fully_known(
     assert counts == FileCoverage(arrays=5, rank_known=5, fully_known=5)
 
 
-def test_an_unannotated_parameter_leaves_what_the_function_computes_from_it_of_unknown_rank():
+def test_a_parameter_nothing_is_known_of_is_not_counted_as_an_array():
+    # x may be an int or a str as well as an array: neither it nor x * 2 counts.
     counts, levels = measured("""
         import numpy as np
 
@@ -73,10 +74,21 @@ def test_an_unannotated_parameter_leaves_what_the_function_computes_from_it_of_u
 
         a = np.zeros((3, 4))
     """)
-    assert levels == {"x": RANK_UNKNOWN, "x * 2": RANK_UNKNOWN, "y": RANK_UNKNOWN,
-                      "np.zeros((3, 4))": FULLY_KNOWN}
-    assert counts == FileCoverage(arrays=4, rank_known=1, fully_known=1)
-    assert counts.share(counts.rank_known) == 0.25
+    assert levels == {"np.zeros((3, 4))": FULLY_KNOWN}
+    assert counts == FileCoverage(arrays=1, rank_known=1, fully_known=1)
+
+
+def test_a_parameter_used_as_an_array_counts_and_unpacking_its_shape_gives_the_rank():
+    counts, levels = measured("""
+        import torch
+
+        def scale(x: torch.Tensor):
+            y = x * 2
+            B, T = y.shape
+            return y
+    """)
+    assert levels["x * 2"] == RANK_UNKNOWN  # before the unpacking
+    assert levels["y"] == FULLY_KNOWN  # the returned y is (B, T)
 
 
 def test_a_dim_nobody_knows_is_rank_known_and_a_declared_int_dim_is_fully_known():

@@ -13,8 +13,9 @@ from shapecheck.lint.runner import LintOptions, run_lint
 # Five array expressions, all fully known, and one broadcast error (a finding, so exit code 1).
 KNOWN = "import numpy as np\na = np.zeros((3, 4))\nb = np.ones(4)\nc = a + b\n"
 BROKEN = "import numpy as np\nx = np.zeros((3, 4)) + np.ones(5)\n"
-# x, x * 2 and y are of unknown rank; np.zeros((3, 4)) is known.
-PARAMETER = "import numpy as np\n\ndef scale(x):\n    y = x * 2\n    return y\n\na = np.zeros((3, 4))\n"
+# x, x * 2 and y are tensors of unknown rank; np.zeros((3, 4)) is known.
+PARAMETER = ("import numpy as np\nimport torch\n\ndef scale(x: torch.Tensor):\n    y = x * 2\n"
+             "    return y\n\na = np.zeros((3, 4))\n")
 
 
 def table_rows(out: str) -> dict[str, list[str]]:
