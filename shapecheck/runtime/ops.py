@@ -73,6 +73,7 @@ same-numel, non-broadcastable operands with a deprecation warning.
 
 Public names: ArrayArg, OpSpec, lookup, all_specs, call_view_kind,
 output_layout, resolved_view_kind, writes_reach_input, keeps_shape, is_array_op,
+shape_from_arguments,
 index_items, VIEW_KINDS, ALIASING_KINDS.
 """
 
@@ -93,7 +94,7 @@ from .arguments import ndim_of as _ndim
 from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import shape_is_concrete
+from .dims import UNKNOWN, shape_is_concrete
 from .layout import torch_view_strides
 from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
@@ -206,6 +207,39 @@ def is_array_op(name: str) -> bool:
     """Some library has an op spelled ``name``: a method of that name on an array of unknown
     library most likely returns an array, even where this library lacks the op."""
     return any(n == name for n, _ in _TABLE)
+
+
+# Methods whose result's sizes are their own arguments: reshape(2, -1) is 2-D whatever it
+# reshapes; new_zeros(sizes) has those sizes.
+_SIZED_BY_ARGUMENTS = {"reshape": True, "view": True, "expand": True, "new_zeros": False,
+                       "new_ones": False, "new_empty": False, "new_full": False}
+
+
+def shape_from_arguments(name: str, args: tuple, dialect: Dialect) -> tuple | None:
+    """What a method's own arguments say of its result when input 0's shape is unknown.
+
+    ``x.reshape(B, -1)`` is (B, ?) and ``x.permute(0, 2, 1)`` has rank 3, whatever x is;
+    ``x.new_zeros((2, 3))`` is (2, 3). ``args`` are the call's arguments after input 0
+    (ints or Dims, UNKNOWN for ints nobody knows); None when they say nothing.
+    """
+    if dialect.is_numpy and name != "reshape":
+        return None  # numpy's view takes a dtype; its reshape takes the same sizes
+    if name in _SIZED_BY_ARGUMENTS:
+        if name == "new_full":
+            args = args[:1]
+        sizes = size_args(args)
+        if not sizes or not all(_is_size(s) for s in sizes):
+            return None
+        minus_one = _SIZED_BY_ARGUMENTS[name]
+        return tuple(UNKNOWN if minus_one and s == -1 else s for s in sizes)
+    if name == "permute":
+        dims = size_args(args)
+        return (UNKNOWN,) * len(dims) if dims and all(isinstance(d, int) for d in dims) else None
+    return None
+
+
+def _is_size(value: Any) -> bool:
+    return not isinstance(value, (bool, float, str, tuple, list, ArrayArg)) and value is not None
 
 
 def writes_reach_input(name: str) -> bool:

@@ -346,3 +346,18 @@ def test_keeps_shape_is_not_claimed_for_ops_whose_bounds_broadcast():
         ArrayArg((3, 1), "float32"), min=ArrayArg((4,), "float32"), dialect=TORCH).shape) == (3, 4)
     assert np.clip(np.zeros((3, 1)), np.zeros(4), 1).shape == tuple(lookup("np.clip", NUMPY).rule(
         ArrayArg((3, 1), "float64"), ArrayArg((4,), "float64"), 1, dialect=NUMPY).shape)
+
+
+def test_sizes_in_the_arguments_give_the_result_shape_without_the_input():
+    from shapecheck.runtime.dims import UNKNOWN, sym
+    torch = pytest.importorskip("torch")
+    b = sym("B")
+    assert ops.shape_from_arguments("view", (b, -1, 4), TORCH) == (b, UNKNOWN, 4)
+    assert ops.shape_from_arguments("reshape", ((2, 6),), NUMPY) == (2, 6)
+    assert ops.shape_from_arguments("view", ("float32",), NUMPY) is None  # a dtype view
+    assert ops.shape_from_arguments("permute", (0, 2, 1), TORCH) == (UNKNOWN,) * 3
+    assert ops.shape_from_arguments("new_zeros", ((2, 3),), TORCH) == (2, 3)
+    x = torch.zeros(4, 6)
+    assert tuple(x.view(2, -1, 4).shape)[::2] == (2, 4)
+    assert tuple(x.new_zeros((2, 3)).shape) == (2, 3)
+    assert tuple(x.unsqueeze(0).permute(0, 2, 1).shape) == (1, 6, 4)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import libcst as cst
+import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dialects import Dialect
@@ -51,6 +52,10 @@ from .names import (
     UNMODELED_KWARGS,
 )
 from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
+
+
+# ndarray's methods and attributes: a method outside them says the array is a tensor.
+_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 
 
 class Calls:
@@ -419,9 +424,16 @@ class Calls:
         origin = self.origin(node)
         if name is None:
             return AbstractArray(None, dtype, array.library, origin)
-        dialect = self.dialect_for(array.library)
         conv_args = tuple(self.to_arg(v) for v in args)
         conv_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
+        libraries = (array.library,)
+        if self.library_unsure(array):
+            settled = self.settle_library(node, array, name, conv_args, conv_kwargs)
+            if settled is None:
+                return AbstractArray(None, dtype, array.library, origin)
+            array = settled
+            libraries = self.libraries_with(name) or libraries
+        dialect = self.dialect_for(array.library)
         if array.shape is None or any(a is FAIL for a in conv_args) or any(
                 a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:
             if self.keeps_shape(name) or keep_provenance or name in CONVERSIONS:
@@ -432,7 +444,11 @@ class Calls:
                     return reduced
             if self.lookup(name, dialect) is None and not self.is_array_op(name):
                 return UNKNOWN_VALUE
-            return AbstractArray(None, dtype, array.library, origin)
+            sized = tuple(UNKNOWN if a is FAIL and len(conv_args) > 1 else a for a in conv_args)
+            shapes = {None if FAIL in sized else self.shape_from_arguments(
+                name, sized, self.dialect_for(lib)) for lib in libraries}
+            return AbstractArray(shapes.pop() if len(shapes) == 1 else None, dtype, array.library,
+                                 origin)
         func_node = getattr(node, "func", node)
         operands = [(array, func_node.value if isinstance(func_node, cst.Attribute) else node)]
         operands += list(zip(args, arg_nodes or [node] * len(args)))
@@ -442,6 +458,36 @@ class Calls:
         if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return out
+
+    def library_unsure(self, array: AbstractArray) -> bool:
+        """The array's library is a guess: a parameter nothing is known of (or computed only
+        from such), which may be a numpy array or a tensor alike."""
+        return array.alias is not None and array.alias.storage is not None and \
+            not array.alias.storage.is_array
+
+    def libraries_with(self, name: str) -> tuple[str, ...]:
+        return tuple(lib for lib in ("numpy", "torch")
+                     if self.lookup(name, self.dialect_for(lib)) is not None)
+
+    def settle_library(self, node, array: AbstractArray, name: str, args: tuple,
+                       kwargs: dict) -> AbstractArray | None:
+        """A method on an array whose library is a guess. When one library has the method, the
+        code says which library it is. When both do, the verdict counts only if it is the
+        same in both (an error then fails either way); None when the two disagree."""
+        libraries = self.libraries_with(name)
+        if libraries == ("torch",) and name not in _NDARRAY_MEMBERS:
+            return replace(array, library="torch")  # permute, unsqueeze, masked_fill, ...
+        if array.shape is None:
+            return array
+        if len(libraries) < 2 or FAIL in args or FAIL in kwargs.values():
+            return None  # one library's verdict, and the other's is not known
+        verdicts = []
+        for lib in libraries:
+            with self.suppressed():
+                result = self.apply(name, self.dialect_for(lib), (array_arg(array),) + args,
+                                    kwargs, node, [], f".{name}()")
+            verdicts.append(None if result is None else result.outputs)
+        return array if verdicts[0] == verdicts[1] else None
 
     def fallback_reduce(self, node, array: AbstractArray, name: str, args: list, kwargs: dict,
                         dialect: Dialect, dtype: str | None) -> Value | None:

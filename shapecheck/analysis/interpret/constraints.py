@@ -107,6 +107,8 @@ class Constraints:
         if len(stars) > 1:
             return None
         text, line = f"{holder.value}.shape", self.line(source)
+        if isinstance(source, cst.Call) and self.library_unsure(current):
+            current = replace(current, library="torch")  # x.size(): numpy's size is no method
         if not stars:
             dims = [self.name_symbol(el.value, text, line, i) for i, el in enumerate(elements)]
             if current.tail and len(current.tail) <= len(dims):

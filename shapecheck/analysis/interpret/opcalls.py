@@ -36,6 +36,10 @@ class OpGateway:
         """Some library has an op ``name`` (so a method of that name likely returns an array)."""
         return rt_ops.is_array_op(name)
 
+    def shape_from_arguments(self, name: str, args: tuple, dialect: Dialect) -> tuple | None:
+        """What a method's own size arguments say of its result (input 0's shape unknown)."""
+        return rt_ops.shape_from_arguments(name, args, dialect)
+
     def to_arg(self, value: Value) -> Any:
         return to_arg(value)
 
