@@ -338,3 +338,26 @@ def test_argument_write_and_rebinding_to_the_result_in_a_method_called_twice_is_
     pytest.importorskip("torch")
     assert codes(code) == []
     assert run(code)["out"].item() == 4
+
+
+def test_a_method_called_twice_with_the_same_shapes_writes_its_attribute_both_times():
+    # The second call reuses the first one's analysis; its write must still be made.
+    code = """
+    import numpy as np
+
+    class Buffer:
+        def __init__(self):
+            self.data = np.zeros(3)
+
+        def add(self, x):
+            self.data += x
+
+    buf = Buffer()
+    buf.add(1.0)
+    snapshot = buf.data
+    buf.add(1.0)
+    print(snapshot)
+    """
+    assert codes(code) == [(13, "SC304")]
+    env = run(code.replace("print(snapshot)", "seen = snapshot[0]"))
+    assert env["seen"] == 2.0  # the "snapshot" moved with the buffer

@@ -68,6 +68,7 @@ from ..values import (
     AbstractArray,
     Alias,
     ConstValue,
+    InstanceValue,
     ModuleRef,
     Storage,
     TupleValue,
@@ -352,6 +353,21 @@ class Effects:
                     storage.id not in self.workspaces and returns_value(definition):
                 self.pending_calls[storage.id] = (node, inplace, function.name, param.name.value,
                                                   frozenset())
+
+    def replay_writes(self, values: list, replay: tuple) -> None:
+        """A cached call's writes into its caller's arrays, made again on this call's arrays."""
+        reachable = storage_paths(values)
+        done: set[int] = set()
+        for path, entries in replay:
+            sid = reachable.get(path)
+            if sid is None or sid in done:
+                continue
+            done.add(sid)
+            for _, writer, layout, write_node in entries:
+                version = self.versions.get(sid, 0) + 1
+                self.versions[sid] = version
+                self.writes[sid] = self.writes.get(sid, ()) + ((version, writer, layout,
+                                                                write_node),)
 
     def effect_state(self) -> tuple:
         return (dict(self.versions), dict(self.writes), dict(self.maybe_writes),
@@ -652,6 +668,29 @@ class Effects:
                 format_shape(target.shape) if target.shape is not None else "(?)")
             self.report("SC302", node, message,
                         "RuntimeError" if target.library == "torch" else "ValueError")
+
+
+def storage_paths(values: list) -> dict[tuple, int]:
+    """The storage of every array reachable from call arguments, by its path (argument index,
+    then attribute names or tuple positions), so two calls with different arrays in the same
+    places can be matched."""
+    found: dict[tuple, int] = {}
+
+    def walk(value: Value, path: tuple, seen: set) -> None:
+        if isinstance(value, AbstractArray):
+            if value.alias is not None and value.alias.storage is not None:
+                found.setdefault(path, value.alias.storage.id)
+        elif isinstance(value, InstanceValue) and id(value) not in seen:
+            seen.add(id(value))
+            for name, item in value.attrs.items():
+                walk(item, path + (name,), seen)
+        elif isinstance(value, TupleValue):
+            for i, item in enumerate(value.items):
+                walk(item, path + (i,), seen)
+
+    for index, value in enumerate(values):
+        walk(value, (index,), set())
+    return found
 
 
 def _basic_kind(items: Any) -> str:

@@ -25,6 +25,7 @@ from ..values import (
     join_values,
 )
 from .context import disables_grad
+from .effects import storage_paths
 from .env import Frame, Scope, is_informative, sharing_key, specialization_key
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 
@@ -80,17 +81,26 @@ class Functions:
         key = (id(func), tuple(specialization_key(a) for a in args),
                tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())),
                self.no_grad > 0, sharing_key(list(args) + list(kwargs.values())))
+        values = list(args) + [kwargs[k] for k in sorted(kwargs)]
         if key not in self.summaries:
             if self.specializations >= MAX_SPECIALIZATIONS:
                 return self.function_summary(func)
             self.specializations += 1
             self.capture.append({})
+            reachable = storage_paths(values)
+            seen = {sid: len(self.writes.get(sid, ())) for sid in reachable.values()}
             try:
                 result = self.analyze_function(func, args, kwargs)
             finally:
                 captured = self.capture.pop()
-            self.summaries[key] = (result, captured)
-        result, captured = self.summaries[key]
+            # The writes into the caller's arrays (arguments, their attributes) are effects
+            # of every such call: a cached call replays them onto its own arguments.
+            replay = tuple((path, self.writes[sid][seen[sid]:]) for path, sid in reachable.items()
+                           if len(self.writes.get(sid, ())) > seen[sid])
+            self.summaries[key] = (result, captured, replay)
+        else:
+            self.replay_writes(values, self.summaries[key][2])
+        result, captured, _ = self.summaries[key]
         if node is not None and captured:
             self.emit_at_call(node, func.name, captured)
         return result
