@@ -32,7 +32,7 @@ def clip_outliers(n_samples=200):
 
 
 def to_probabilities(counts):
-    counts /= counts.sum()  # expect: SC305
+    counts /= counts.sum()
     return counts
 
 

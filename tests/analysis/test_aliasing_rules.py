@@ -223,8 +223,8 @@ def test_argument_mutation_is_reported_through_an_intermediate_function():
     print(data)
     """
     found = findings(code)
-    assert sorted((f.line, f.code) for f in found) == [(5, "SC305"), (12, "SC305")]
-    at_call = next(f for f in found if f.line == 12)
+    assert sorted((f.line, f.code) for f in found) == [(12, "SC305")]
+    at_call = found[0]
     assert at_call.related == (("t.py", 5),)
     assert run(code)["data"].tolist() == [2.0, 2.0, 2.0]
 

@@ -126,7 +126,8 @@ class Context:
         self.maybe_writes: dict[int, tuple] = {}
         # storage id -> (call, in-place node, callee, parameter): written by a callee, unread
         self.pending_calls: dict[int, tuple] = {}
-        self.param_writes: dict[int, cst.CSTNode] = {}  # parameter storage -> first write in place
+        # parameter storage -> (first write in place, the callees it went through)
+        self.param_writes: dict[int, tuple] = {}
         self.statement_calls: set[int] = set()  # calls whose result is thrown away
         self.workspaces: set[int] = set()  # storages made by allocators: buffers to be filled
         self.namespace_uses: frozenset | None = None  # names used as an array namespace

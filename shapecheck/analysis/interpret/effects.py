@@ -55,7 +55,7 @@ from ...runtime.layout import Layout, overlap, torch_overlap_status
 from ...runtime.rules import indexing as rt_indexing
 from ..imports import canonical, dotted_name
 from ..rules.aliasing import (
-    argument_mutation_messages,
+    argument_mutation_message,
     layout_dependent_write_message,
     leaf_inplace_message,
     overlapping_inplace_message,
@@ -306,12 +306,12 @@ class Effects:
         if pending is None or name in pending[4]:
             return
         del self.pending_calls[alias.storage.id]
-        call, inplace_node, callee, param, _ = pending
-        call_line, inplace_line = self.line(call), self.line(inplace_node)
-        inside, at_call = argument_mutation_messages(callee, param, call_line, inplace_line,
-                                                     name, self.line(node))
-        self.report("SC305", inplace_node, inside, related=((self.path, call_line),))
-        self.report("SC305", call, at_call, related=((self.path, inplace_line),))
+        call, (inplace_node, chain), callee, _param, _ = pending
+        inplace_line = self.line(inplace_node)
+        # One finding per cause, where the caller can act: at the call, naming the write.
+        self.report("SC305", call, argument_mutation_message(
+            callee, chain, name, inplace_line, self.line(node)),
+            related=((self.path, inplace_line),))
 
     def track_argument_writes(self, node: cst.Call, func: Value, args: list,
                               kwargs: dict) -> None:
@@ -341,7 +341,8 @@ class Effects:
             storage = alias.storage
             if storage.param is not None:
                 # Our own parameter passed on: the callee's write reaches our caller.
-                self.param_writes.setdefault(storage.id, inplace)
+                self.param_writes.setdefault(storage.id, (inplace[0],
+                                                          (function.name,) + inplace[1]))
             if not storage.is_array:
                 continue
             version = self.versions.get(storage.id, 0) + 1
@@ -616,7 +617,7 @@ class Effects:
             (version, _writer_name(writer), target.alias.layout, node),)
         writer_name = _writer_name(writer)
         if storage.param is not None and target.alias.view != "maybe":
-            self.param_writes.setdefault(storage.id, node)
+            self.param_writes.setdefault(storage.id, (node, ()))
         if target.alias.view == "maybe" and writer_name is not None:
             self.maybe_writes[storage.id] = (node, writer_name)
         if storage.saved_by is not None:

@@ -193,7 +193,8 @@ ARGUMENT_MUTATION = RuleSpec(
     name="argument-mutation",
     severity=Severity.WARNING,
     summary="A function changes, in place, an array its caller passed in, and the caller reads "
-            "that array after the call. Reported at the in-place line and at the call.",
+            "that array after the call. Reported once, at the call, naming the in-place line "
+            "and the helpers the write goes through.",
     why="NumPy arrays and tensors are passed by reference: v /= v.sum() inside a function "
         "rescales the caller's array too. Functions named or documented as in-place (fill_*, "
         "update*, trailing underscore, an out= style parameter, a docstring saying so) are not "
@@ -201,7 +202,7 @@ ARGUMENT_MUTATION = RuleSpec(
     bad=(Example("import numpy as np\n"
                  "\n"
                  "def normalize(v):\n"
-                 "    v /= v.sum()  # error: SC305\n"
+                 "    v /= v.sum()\n"
                  "    return v\n"
                  "\n"
                  "counts = np.array([1.0, 3.0])\n"
@@ -210,7 +211,7 @@ ARGUMENT_MUTATION = RuleSpec(
          Example("import torch\n"
                  "\n"
                  "def clip(t):\n"
-                 "    t.clamp_(0, 1)  # error: SC305\n"
+                 "    t.clamp_(0, 1)\n"
                  "    return t.mean()\n"
                  "\n"
                  "acts = torch.tensor([-1.0, 0.5, 2.0])\n"
@@ -388,13 +389,10 @@ def layout_dependent_write_message(writer: str, name: str, read_line: int) -> st
             "explicitly or take a copy")
 
 
-def argument_mutation_messages(callee: str, param: str, call_line: int, inplace_line: int,
-                               reader: str, read_line: int) -> tuple[str, str]:
-    """SC305's two sides: at the in-place line in the callee, and at the call."""
-    inside = (f"{callee}() modifies its parameter {param!r} in place; the caller at line "
-              f"{call_line} reads that array afterwards (line {read_line}) and sees the change; "
-              "copy inside, or document and return it")
-    at_call = (f"{callee}() modifies {reader!r} in place (line {inplace_line}) and {reader!r} "
-               f"is read afterwards at line {read_line}; pass a copy if the original is still "
-               "needed")
-    return inside, at_call
+def argument_mutation_message(callee: str, chain: tuple[str, ...], reader: str,
+                              inplace_line: int, read_line: int) -> str:
+    """SC305, at the call: the callee (through the helpers in ``chain``) writes the array."""
+    via = "".join(f" -> {name}()" for name in chain)
+    return (f"{callee}(){via} modifies {reader!r} in place (line {inplace_line}) and {reader!r} "
+            f"is read afterwards at line {read_line}; pass a copy, or copy inside {callee}(), "
+            "if the original is still needed")
