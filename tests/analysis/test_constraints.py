@@ -131,3 +131,37 @@ def test_symbols_unpacked_in_a_function_stay_in_it():
     y = flat(np.ones((2, 3, 4)))
     z = y + np.ones(4)
     """) == []
+
+
+def test_a_guard_that_raises_gives_the_rank_after_it():
+    source = """
+    import torch
+
+    def f(x):
+        if x.dim() != 3:
+            raise ValueError("expected (B, T, C)")
+        return x.transpose(1, 3)
+    """
+    assert codes(source) == [(7, "SC111")]
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError):
+        torch.ones(2, 3, 4).transpose(1, 3)
+    # Without the raise the test says nothing past the if.
+    assert codes(source.replace('raise ValueError("expected (B, T, C)")', "x = x[None]")) == []
+
+
+def test_a_dim_read_into_a_name_is_named_and_kept_by_the_array():
+    source = """
+    import numpy as np
+
+    def f(x, w):
+        B, T, C = x.shape
+        d = w.shape[-1]
+        assert w.ndim == 2
+        return x @ w @ np.ones((C, 2))
+    """
+    found = findings(source)
+    assert [(f.line, f.code) for f in found] == [(8, "SC112")]
+    assert "needs C == d" in found[0].message or "needs d == C" in found[0].message
+    with pytest.raises(ValueError):
+        np.ones((2, 3, 4)) @ np.ones((4, 5)) @ np.ones((4, 2))

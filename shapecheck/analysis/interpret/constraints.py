@@ -24,7 +24,7 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
-from ...runtime.dims import atoms, format_shape, substitute, sym
+from ...runtime.dims import UNKNOWN, atoms, format_shape, substitute, sym
 from ...runtime.verdicts import ShapeError
 from ..values import UNKNOWN_VALUE, AbstractArray, IntValue, Value
 
@@ -52,6 +52,24 @@ def _shape_holder(source: cst.CSTNode) -> cst.Name | None:
             and source.func.attr.value == "size" and isinstance(source.func.value, cst.Name):
         return source.func.value
     return None
+
+
+def _dim_read(source: cst.CSTNode) -> tuple[cst.Name, int] | None:
+    """``x.shape[i]`` or ``x.size(i)`` with a literal i: (x, i)."""
+    if isinstance(source, cst.Subscript) and len(source.slice) == 1 and \
+            isinstance(source.slice[0].slice, cst.Index):
+        holder, index = _shape_holder(source.value), source.slice[0].slice.value
+    elif isinstance(source, cst.Call) and len(source.args) == 1 and \
+            isinstance(source.func, cst.Attribute) and source.func.attr.value == "size" and \
+            isinstance(source.func.value, cst.Name) and source.args[0].keyword is None:
+        holder, index = source.func.value, source.args[0].value
+    else:
+        return None
+    negative = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus)
+    number = index.expression if negative else index
+    if holder is None or not isinstance(number, cst.Integer):
+        return None
+    return holder, -int(number.value) if negative else int(number.value)
 
 
 def _arg_atoms(value: Any) -> frozenset[str]:
@@ -131,6 +149,41 @@ class Constraints:
         leading = [self.name_symbol(el.value, text, line, i)
                    for i, el in enumerate(elements[:star])]
         return [IntValue(d) for d in leading] + [UNKNOWN_VALUE] + [IntValue(d) for d in trailing]
+
+    def refine_from_dim_read(self, target: cst.Name, value: Value,
+                             source: cst.CSTNode) -> Value:
+        """``d = x.shape[-1]`` / ``n = x.size(1)`` of a dim nobody knows: the name names it, and
+        x keeps it (its trailing dims when its rank is unknown)."""
+        if not (value is UNKNOWN_VALUE or isinstance(value, IntValue) and value.value is UNKNOWN):
+            return value
+        read = _dim_read(source)
+        if read is None:
+            return value
+        holder, index = read
+        current = self.frame.scope.lookup(holder.value)
+        if not isinstance(current, AbstractArray):
+            return value
+        text = f"{holder.value}.shape"
+        if current.shape is not None:
+            if not -len(current.shape) <= index < len(current.shape) or \
+                    current.shape[index] is not UNKNOWN:
+                return value
+            dim = self.name_symbol(target, text, self.line(source), index)
+            shape = list(current.shape)
+            shape[index] = dim
+            self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape))
+            return IntValue(dim)
+        if index >= 0:
+            return value  # a leading dim of an array of unknown rank has no place to be kept
+        tail = list(current.tail)
+        if len(tail) < -index:
+            tail = [UNKNOWN] * (-index - len(tail)) + tail
+        if tail[index] is not UNKNOWN:
+            return value
+        dim = self.name_symbol(target, text, self.line(source), index)
+        tail[index] = dim
+        self.frame.scope.vars[holder.value] = replace(current, tail=tuple(tail))
+        return IntValue(dim)
 
     def name_annotation_dims(self, value: AbstractArray, what: str, line: int) -> None:
         """A jaxtyping annotation names its dims: they are named symbols too."""

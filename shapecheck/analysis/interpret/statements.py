@@ -32,6 +32,12 @@ from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 
 
+def _ends_in_raise(body) -> bool:
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.Raise) for s in last.body)
+
+
 class Statements:
     def exec_block(self, body: Iterable[cst.CSTNode]) -> None:
         for stmt in body:
@@ -153,6 +159,8 @@ class Statements:
             return
         self.branches([lambda: self.exec_block(node.body.body),
                        (lambda: self.exec_orelse(node.orelse)) if node.orelse else (lambda: None)])
+        if node.orelse is None and _ends_in_raise(node.body.body) and self.flow is None:
+            self.refine_from_assert(node.test, negated=True)  # a guard: past it, the test failed
 
     def exec_orelse(self, orelse: cst.CSTNode) -> None:
         if isinstance(orelse, cst.If):
@@ -311,6 +319,7 @@ class Statements:
 
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
+            value = self.refine_from_dim_read(target, value, source)
             if isinstance(value, AbstractArray) and value.origin is None:
                 value = replace(value, origin=Origin(0, target.value, source))
             value = self.bind_snapshot(target, value, source)
@@ -419,16 +428,24 @@ class Statements:
                 shape=tuple(shape), dtype=dtype, library=library,
                 origin=Origin(line, "# shape: comment"))
 
-    def refine_from_assert(self, test: cst.BaseExpression) -> None:
-        """``assert x.shape == (B, 3)`` and ``assert x.ndim == 2`` teach x's shape."""
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            self.refine_from_assert(test.left)
-            self.refine_from_assert(test.right)
+    def refine_from_assert(self, test: cst.BaseExpression, negated: bool = False) -> None:
+        """``assert x.shape == (B, 3)`` and ``assert x.ndim == 2`` teach x's shape; so does
+        the guard ``if x.dim() != 3: raise ...`` (``negated``) for the code after it."""
+        both = cst.Or if negated else cst.And
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, both):
+            self.refine_from_assert(test.left, negated)
+            self.refine_from_assert(test.right, negated)
             return
+        equal = cst.NotEqual if negated else cst.Equal
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
-                and isinstance(test.comparisons[0].operator, cst.Equal)):
+                and isinstance(test.comparisons[0].operator, equal)):
             return
         left, right = test.left, test.comparisons[0].comparator
+        if isinstance(left, cst.Call) and not left.args and isinstance(left.func, cst.Attribute) \
+                and left.func.attr.value in ("dim", "ndimension", "size"):
+            # x.dim() is x.ndim, x.size() is x.shape
+            left = left.func.with_changes(attr=cst.Name(
+                "shape" if left.func.attr.value == "size" else "ndim"))
         if not (isinstance(left, cst.Attribute) and isinstance(left.value, cst.Name)):
             return
         name = left.value.value
@@ -451,6 +468,6 @@ class Statements:
             self.frame.scope.vars[name] = replace(current, shape=tuple(shape), tail=(),
                                                   origin=Origin(0, "assert", test))
         elif left.attr.value == "ndim" and isinstance(stated, IntValue) and isinstance(stated.value, int):
-            if current.shape is None:
-                self.frame.scope.vars[name] = replace(current, shape=(UNKNOWN,) * stated.value,
-                                                      tail=())
+            if current.shape is None and stated.value >= len(current.tail):
+                shape = (UNKNOWN,) * (stated.value - len(current.tail)) + tuple(current.tail)
+                self.frame.scope.vars[name] = replace(current, shape=shape, tail=())
