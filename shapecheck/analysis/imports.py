@@ -26,8 +26,16 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
+MODELED_MODULES = ARRAY_LIBRARIES | {"math"}
+"""Modules whose names the interpreter resolves: the array libraries, and math's scalars."""
+
+
 def is_array_library(qualname: str) -> bool:
     return qualname.split(".", 1)[0] in ARRAY_LIBRARIES
+
+
+def _is_modeled(qualname: str) -> bool:
+    return qualname.split(".", 1)[0] in MODELED_MODULES
 
 
 def canonical(qualname: str) -> str:
@@ -60,7 +68,7 @@ def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | 
             else:
                 bound = full.split(".", 1)[0]
                 target = bound
-            out.append((bound, target if is_array_library(target) else None))
+            out.append((bound, target if _is_modeled(target) else None))
         return out
     module = dotted_name(node.module) if node.module is not None else None
     relative = bool(node.relative)
@@ -73,7 +81,7 @@ def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | 
         bound = name
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
             bound = alias.asname.name.value
-        if relative or module is None or not is_array_library(module):
+        if relative or module is None or not _is_modeled(module):
             out.append((bound, None))
         else:
             out.append((bound, f"{module}.{name}"))

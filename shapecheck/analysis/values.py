@@ -137,6 +137,12 @@ class IntValue:
 
 
 @dataclass(frozen=True)
+class FloatValue:
+    """A Python float whose value is not known (``math.sqrt(d)``, ``float(s)``, ``math.pi``):
+    a scalar in array arithmetic, never a size."""
+
+
+@dataclass(frozen=True)
 class ConstValue:
     """Another Python constant: float, str, bool, None, Ellipsis."""
 
@@ -235,7 +241,7 @@ class BoundMethod:
     self_value: Any
 
 
-Value = Union[AbstractArray, UnknownValue, IntValue, ConstValue, TupleValue, SliceValue, ModuleRef,
+Value = Union[AbstractArray, UnknownValue, IntValue, FloatValue, ConstValue, TupleValue, SliceValue, ModuleRef,
               DtypeValue, GeneratorValue, LayerValue, FunctionValue, ClassValue, InstanceValue,
               BoundMethod]
 
@@ -274,6 +280,10 @@ def join_values(a: Value, b: Value) -> Value:
                              reduced=a.reduced if a.reduced == b.reduced else None,
                              requires_grad=a.requires_grad or b.requires_grad,
                              alias=a.alias)
+    if isinstance(a, FloatValue) and (isinstance(b, FloatValue) or isinstance(b, ConstValue)
+                                      and type(b.value) is float) or isinstance(b, FloatValue) \
+            and isinstance(a, ConstValue) and type(a.value) is float:
+        return FloatValue()
     if isinstance(a, IntValue) and isinstance(b, IntValue):
         return IntValue(join_dims(a.value, b.value))
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
@@ -310,7 +320,7 @@ def shape_value(shape: tuple) -> TupleValue:
 
 __all__ = [
     "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
-    "ConstValue", "TupleValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
+    "ConstValue", "FloatValue", "TupleValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "join_values", "join_dims", "dims_of", "known_int", "shape_value",
 ]

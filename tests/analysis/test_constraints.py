@@ -3,6 +3,7 @@ dims the code named differently to be equal. Each bug is confirmed on real torch
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
@@ -165,3 +166,42 @@ def test_a_dim_read_into_a_name_is_named_and_kept_by_the_array():
     assert "needs C == d" in found[0].message or "needs d == C" in found[0].message
     with pytest.raises(ValueError):
         np.ones((2, 3, 4)) @ np.ones((4, 5)) @ np.ones((4, 2))
+
+
+def test_math_scalars_keep_the_shape_and_attention_without_the_transpose_is_named():
+    source = """
+    import math
+
+    import torch
+
+    def attention(q, k, v):
+        B, H, T, D = q.shape
+        assert k.shape == (B, H, T, D) and v.shape == (B, H, T, D)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.softmax(dim=-1)
+        return att @ v.transpose(-2, -1)
+    """
+    found = findings(source)
+    assert [(f.line, f.code) for f in found] == [(11, "SC112")]
+    assert "(B, H, T, T), (B, H, D, T)" in found[0].message
+    torch = pytest.importorskip("torch")
+    q = torch.ones(2, 3, 5, 4)
+    att = (q @ q.transpose(-2, -1)).softmax(dim=-1)
+    with pytest.raises(RuntimeError):
+        att @ q.transpose(-2, -1)
+
+
+def test_a_float_of_unknown_value_is_no_size():
+    # arange(0, math.pi) has ceil(pi) == 4 elements: the float's value matters, so the length
+    # is unknown (it used to be read as 1.0, one element).
+    source = """
+    import math
+    import numpy as np
+
+    a = np.arange(0, math.pi)
+    b = a + np.ones(4)
+    c = np.ones(3) * (2.0 / math.sqrt(7))
+    d = c + np.ones(4)
+    """
+    assert codes(source) == [(8, "SC101")]
+    assert (np.arange(0, math.pi) + np.ones(4)).shape == (4,)

@@ -23,6 +23,7 @@ from ..values import (
     BoundMethod,
     ClassValue,
     ConstValue,
+    FloatValue,
     FunctionValue,
     GeneratorValue,
     InstanceValue,
@@ -52,6 +53,23 @@ from .names import (
     UNMODELED_KWARGS,
 )
 from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
+
+# math's functions of numbers: those that answer an int, and those that answer a float.
+_MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
+                        "factorial"})
+_MATH_FLOATS = frozenset({"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
+                          "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+                          "erf", "erfc", "gamma", "lgamma", "hypot", "fabs", "fsum", "radians",
+                          "degrees", "copysign", "fmod", "cbrt", "exp2"})
+
+
+def _math_result(name: str, args: list) -> Value:
+    """``math.sqrt(d)`` is a float and ``math.ceil(x)`` an int, whatever d and x are."""
+    if name in _MATH_INTS:
+        return IntValue(UNKNOWN)
+    if name in _MATH_FLOATS:
+        return FloatValue()
+    return UNKNOWN_VALUE
 
 
 # ndarray's methods and attributes: a method outside them says the array is a tensor.
@@ -193,6 +211,7 @@ class Calls:
                     return ConstValue(float(known))
                 except (TypeError, ValueError, OverflowError):
                     return UNKNOWN_VALUE
+            return FloatValue()  # float(anything) is a float, or raises
         if name in ("min", "max") and len(args) == 2 and all(isinstance(a, IntValue) for a in args):
             x, y = args[0].value, args[1].value
             if isinstance(x, int) and isinstance(y, int):
@@ -223,6 +242,8 @@ class Calls:
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                      arg_nodes: list) -> Value:
         library, _, name = qualname.partition(".")
+        if library == "math":
+            return _math_result(name, args)
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics
@@ -461,9 +482,12 @@ class Calls:
 
     def library_unsure(self, array: AbstractArray) -> bool:
         """The array's library is a guess: a parameter nothing is known of (or computed only
-        from such), which may be a numpy array or a tensor alike."""
+        from such), which may be a numpy array or a tensor alike. A file that imports torch
+        and not numpy works with tensors; a numpy-only file is often a helper that takes
+        either, so there the library stays a guess."""
         return array.alias is not None and array.alias.storage is not None and \
-            not array.alias.storage.is_array
+            not array.alias.storage.is_array and not (
+                self.array_libraries == {"torch"} and array.library == "torch")
 
     def libraries_with(self, name: str) -> tuple[str, ...]:
         return tuple(lib for lib in ("numpy", "torch")

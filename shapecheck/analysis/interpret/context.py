@@ -113,6 +113,7 @@ class Context:
         self.capture: list[dict] = []
         self.inplace_call = False
         self.default_library: str | None = None
+        self.array_libraries: set[str] = set()  # numpy / torch, as the file imports them
         self.caught: list[set] = []
         self.trailing_shapes, self.standalone_shapes = (
             shape_comments(source) if "shape:" in source else ({}, {}))

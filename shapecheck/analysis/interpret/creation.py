@@ -12,6 +12,7 @@ from ..values import (
     AbstractArray,
     ConstValue,
     DtypeValue,
+    FloatValue,
     ModuleRef,
     TupleValue,
     Value,
@@ -32,6 +33,8 @@ def _creation_arg(value: Value, library: str) -> Any:
         return rt_creation.ANYTHING
     if isinstance(value, AbstractArray):
         return rt_creation.ARRAY
+    if isinstance(value, FloatValue):
+        return rt_creation.UNREADABLE  # arange(0, math.pi): its length needs the value
     if isinstance(value, (DtypeValue, ModuleRef)):
         return dtype_from(value, library) or rt_creation.UNREADABLE
     if isinstance(value, TupleValue) and not any(

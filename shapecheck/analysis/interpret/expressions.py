@@ -19,6 +19,7 @@ from ..values import (
     ClassValue,
     ConstValue,
     DtypeValue,
+    FloatValue,
     FunctionValue,
     GeneratorValue,
     InstanceValue,
@@ -41,8 +42,9 @@ def _module_attribute(base: ModuleRef, name: str) -> Value:
     qual = f"{base.qualname}.{name}"
     if qual in ("numpy.newaxis",):
         return ConstValue(None)
-    if name in ("pi", "e", "inf", "nan", "euler_gamma") and base.qualname in ("numpy", "torch", "math"):
-        return ConstValue(1.0)
+    if name in ("pi", "e", "inf", "nan", "euler_gamma", "tau") and base.qualname in (
+            "numpy", "torch", "math"):
+        return FloatValue()
     return ModuleRef(qual)
 
 
@@ -52,6 +54,11 @@ def _has_new_axis(items: Any) -> bool:
     if isinstance(items, tuple):
         return any(i is None for i in items)
     return False
+
+
+def _is_number(value: Value) -> bool:
+    return isinstance(value, (IntValue, FloatValue)) or isinstance(value, ConstValue) and \
+        type(value.value) in (int, float)
 
 
 def _int_arith(op: str, a: Dim, b: Dim) -> Value:
@@ -77,7 +84,7 @@ def _int_arith(op: str, a: Dim, b: Dim) -> Value:
             return IntValue(UNKNOWN)
         if op == "div":
             return ConstValue(a / b) if b else UNKNOWN_VALUE
-    return IntValue(UNKNOWN) if op != "div" else UNKNOWN_VALUE
+    return IntValue(UNKNOWN) if op != "div" else FloatValue()  # int / int is a float
 
 
 def _op_label(op: str) -> str:
@@ -457,6 +464,10 @@ class Expressions:
             return self.fresh(result, node, "result", operands=(left, right))
         if isinstance(left, IntValue) and isinstance(right, IntValue):
             return _int_arith(op, left.value, right.value)
+        if _is_number(left) and _is_number(right) and (
+                isinstance(left, FloatValue) or isinstance(right, FloatValue)) and \
+                op in ("add", "sub", "mul", "div", "pow", "floor_divide", "remainder"):
+            return FloatValue()  # float arithmetic gives a float
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
             return TupleValue(left.items + right.items, left.is_list)
         if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \

@@ -221,7 +221,9 @@ class Functions:
                 return value  # xp.arange(...): an array namespace, not an array
             storage = replace(storage, is_array=False)
             self.unknown_params.add(storage.id)
-            return AbstractArray(None, None, self.default_library or "numpy",
+            library = next(iter(self.array_libraries)) if len(self.array_libraries) == 1 else (
+                self.default_library if self.default_library in ("numpy", "torch") else "numpy")
+            return AbstractArray(None, None, library,
                                  alias=Alias(storage, "base", deps=frozenset({storage.id})))
         if isinstance(value, AbstractArray) and value.alias is None:
             return replace(value, alias=Alias(storage, "base", deps=frozenset({storage.id})))

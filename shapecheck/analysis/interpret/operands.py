@@ -12,6 +12,7 @@ from ..values import (
     AbstractArray,
     ConstValue,
     DtypeValue,
+    FloatValue,
     IntValue,
     ModuleRef,
     SliceValue,
@@ -50,6 +51,8 @@ def to_arg(value: Value, joins: bool = False) -> Any:
         return value.value
     if isinstance(value, ConstValue):
         return value.value
+    if isinstance(value, FloatValue):
+        return 0.5  # some float: every rule reads a float scalar by its type, not its value
     if isinstance(value, TupleValue):
         items = [to_arg(v) for v in value.items]
         if any(i is FAIL for i in items):
@@ -122,6 +125,8 @@ def dtype_of(value: Value) -> str | None:
             return "pyfloat"
         if isinstance(value.value, complex):
             return "pycomplex"
+    if isinstance(value, FloatValue):
+        return "pyfloat"
     return None
 
 

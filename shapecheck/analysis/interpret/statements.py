@@ -98,8 +98,11 @@ class Statements:
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             for bound, qualname in import_bindings(node):
                 self.frame.scope.vars[bound] = ModuleRef(qualname) if qualname else UNKNOWN_VALUE
-                if qualname and self.default_library is None:
-                    self.default_library = qualname.split(".", 1)[0]
+                library = qualname.split(".", 1)[0] if qualname else None
+                if library in ("numpy", "torch"):
+                    self.array_libraries.add(library)
+                    if self.default_library is None:
+                        self.default_library = library
         elif isinstance(node, cst.Assert):
             self.in_assert = True
             try:
