@@ -205,3 +205,66 @@ def test_a_float_of_unknown_value_is_no_size():
     """
     assert codes(source) == [(8, "SC101")]
     assert (np.arange(0, math.pi) + np.ones(4)).shape == (4,)
+
+
+# Found on transformers' models: each was a false alarm of an earlier version of these rules.
+
+def test_a_size_computed_from_a_named_dim_is_not_said_to_differ_from_it():
+    # edgetam: tokens_per_group = k_seq_len // repeat, then a view regrouping k_seq_len.
+    assert codes("""
+    import torch
+
+    def group(k, repeat):
+        batch_size, num_heads, k_seq_len, channels = k.shape
+        tokens_per_group = k_seq_len // repeat
+        return k.view(batch_size, num_heads, repeat, tokens_per_group, channels)
+    """) == []
+
+
+def test_a_view_whose_minus_one_absorbs_the_rest_needs_no_named_dims_equal():
+    # edgetam: latents.expand(batch, -1, -1).view(-1, 1, channels) with latents (256, 64).
+    assert codes("""
+    import torch
+
+    def windows(latents, hidden_states):
+        assert latents.shape == (256, 64)
+        batch_size, channels, height, width = hidden_states.shape
+        return latents.unsqueeze(0).expand(batch_size, -1, -1).view(-1, 1, channels)
+    """) == []
+
+
+def test_a_branch_on_is_not_none_of_a_none_is_not_taken():
+    # omdet_turbo: torch.cat([denoise, x]) under `if denoise is not None`, with denoise None.
+    assert codes("""
+    import torch
+
+    def decode(x, denoise):
+        if denoise is not None:
+            x = torch.cat([denoise, x], 1)
+        return x
+
+    y = decode(torch.ones(2, 3), None)
+    """) == []
+
+
+def test_a_torch_function_of_a_parameter_gives_a_tensor():
+    # pp_doclayout: torch.sigmoid(logits).transpose(1, 2) in a file that imports numpy too.
+    assert codes("""
+    import numpy as np
+    import torch
+
+    def votes(order_logits):
+        scores = torch.sigmoid(order_logits)
+        batch_size, length, _ = scores.shape
+        return scores.transpose(1, 2)
+    """) == []
+
+
+def test_a_column_made_with_view_minus_one_one_is_an_outer_product_on_purpose():
+    # cpmant: arange(n) <= arange(n).view(-1, 1), a causal mask.
+    assert codes("""
+    import torch
+
+    def causal(n: int):
+        return torch.arange(n) <= torch.arange(n).view(-1, 1)
+    """) == []

@@ -316,7 +316,7 @@ class Calls:
         shape_keeping = any(self.keeps_shape(c) for c in candidates)
         if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
             if shape_keeping and args and isinstance(args[0], AbstractArray):
-                return args[0].derived(args[0].shape, self.origin(node),
+                return args[0].derived(args[0].shape, self.origin(node), library=lib,
                                        dtype=dtype, reduced=args[0].reduced,
                                        explicit_axis=args[0].explicit_axis)
             return AbstractArray(None, None, lib, self.origin(node))
@@ -435,8 +435,10 @@ class Calls:
         if name.startswith("__"):
             return UNKNOWN_VALUE  # explicit dunder calls: rare, and not worth the guesswork
         result = self.method_op(node, array, name, args, kwargs, dtype=dtype, arg_nodes=arg_nodes)
-        if isinstance(result, AbstractArray) and name in ("unsqueeze", "expand_dims"):
-            result = replace(result, explicit_axis=True)
+        if isinstance(result, AbstractArray) and (name in ("unsqueeze", "expand_dims") or name in (
+                "view", "reshape") and args in ([IntValue(-1), IntValue(1)],
+                                               [IntValue(1), IntValue(-1)])):
+            result = replace(result, explicit_axis=True)  # x.view(-1, 1): a column on purpose
         return self.with_reduction(result, name, array, args, kwargs)
 
     def method_op(self, node, array: AbstractArray, name: str | None, args: list, kwargs: dict, *,
@@ -488,6 +490,12 @@ class Calls:
         return array.alias is not None and array.alias.storage is not None and \
             not array.alias.storage.is_array and not (
                 self.array_libraries == {"torch"} and array.library == "torch")
+
+    def vague_parameter(self, value: Value) -> bool:
+        """A parameter nothing is known of (or computed only from such), of unknown rank."""
+        return isinstance(value, AbstractArray) and value.shape is None and not value.tail \
+            and value.alias is not None and value.alias.storage is not None and \
+            not value.alias.storage.is_array
 
     def libraries_with(self, name: str) -> tuple[str, ...]:
         return tuple(lib for lib in ("numpy", "torch")

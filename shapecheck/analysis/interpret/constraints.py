@@ -41,6 +41,11 @@ class NamedSymbol:
     name: str
     source: str
     line: int
+    scope: int = 0
+    """The function whose analysis named it: another function may reuse the name."""
+    derived_from: frozenset = frozenset()
+    """Named symbols the code computed it from (tokens = seq_len // groups): equal to one of
+    them by construction for some sizes, so no SC112 between them."""
 
 
 def _shape_holder(source: cst.CSTNode) -> cst.Name | None:
@@ -81,6 +86,31 @@ def _arg_atoms(value: Any) -> frozenset[str]:
         value is not None and value is not Ellipsis else frozenset()
 
 
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """The plain names an expression reads (not attribute names)."""
+    found: list[cst.Name] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+    node.visit(_Collect())
+    return found
+
+
+def _arg_ints(value: Any) -> set[int]:
+    """The concrete sizes in call arguments (dims of array operands, int arguments)."""
+    if isinstance(value, rt_ops.ArrayArg):
+        return {d for d in value.shape if type(d) is int}
+    if isinstance(value, (tuple, list)):
+        return set().union(*(_arg_ints(v) for v in value)) if value else set()
+    return {value} if type(value) is int else set()
+
+
 def _substituted(value: Any, sizes: dict[str, int]) -> Any:
     if isinstance(value, rt_ops.ArrayArg):
         return rt_ops.ArrayArg(tuple(substitute(d, sizes) for d in value.shape), value.dtype)
@@ -98,20 +128,53 @@ def _substituted(value: Any, sizes: dict[str, int]) -> Any:
 
 class Constraints:
     def name_symbol(self, target: cst.BaseExpression, source: str, line: int,
-                    position: int) -> Any:
+                    position: int, derived_from: frozenset = frozenset()) -> Any:
         """A symbol for a dim the code binds to ``target``; named when the target is a name."""
         if not isinstance(target, cst.Name) or target.value == "_":
             return sym(f"{source}[{position}]")  # not an identifier: an unnamed symbol
-        name = target.value
-        known = self.named_symbols.get(name)
-        if known is not None and (known.source, known.line) != (source, line):
-            # The same name for another dim elsewhere: a symbol of its own.
-            name = next(f"{target.value}_{i}" for i in itertools.count(2)
-                        if f"{target.value}_{i}" not in self.named_symbols or
-                        (self.named_symbols[f"{target.value}_{i}"].source,
-                         self.named_symbols[f"{target.value}_{i}"].line) == (source, line))
-        self.named_symbols[name] = NamedSymbol(target.value, source, line)
+        scope = self.active[-1] if self.active else 0
+
+        def free(candidate: str) -> bool:
+            known = self.named_symbols.get(candidate)
+            # Symbols stay in the function that names them (what it returns from a parameter
+            # nothing is known of is unknown), so only the same function's names collide.
+            return known is None or known.scope != scope or \
+                (known.source, known.line) == (source, line)
+
+        name = next(candidate for candidate in itertools.chain(
+            [target.value], (f"{target.value}_{i}" for i in itertools.count(2)))
+            if free(candidate))
+        self.named_symbols[name] = NamedSymbol(target.value, source, line, scope, derived_from)
         return sym(name)
+
+    def name_int(self, target: cst.Name, source: cst.CSTNode) -> Any:
+        """``head = C // self.n_head``: an int nobody knows, which the code names; it remembers
+        the named dims it was computed from."""
+        used: set[str] = set()
+        for node in _names_in(source):
+            value = self.frame.scope.lookup(node.value)
+            if isinstance(value, IntValue):
+                used |= atoms(value.value)
+        return IntValue(self.name_symbol(target, "an int expression", self.line(source), 0,
+                                         frozenset(used)))
+
+    def name_unpacked_dims(self, elements: list, items: list, source: cst.CSTNode) -> list:
+        """``B, T, C = x.shape`` with x of known rank: the dims nobody knew get the names."""
+        holder = _shape_holder(source)
+        current = self.frame.scope.lookup(holder.value) if holder is not None else None
+        if not (isinstance(current, AbstractArray) and current.shape is not None and
+                len(current.shape) == len(items) == len(elements)):
+            return items
+        shape, named = list(current.shape), list(items)
+        for i, (element, item) in enumerate(zip(elements, items)):
+            if isinstance(item, IntValue) and item.value is UNKNOWN and shape[i] is UNKNOWN \
+                    and isinstance(element.value, cst.Name) and element.value.value != "_":
+                shape[i] = self.name_symbol(element.value, f"{holder.value}.shape",
+                                            self.line(source), i)
+                named[i] = IntValue(shape[i])
+        if named != items:
+            self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape))
+        return named
 
     def refine_from_unpack(self, elements: list, source: cst.CSTNode) -> list[Value] | None:
         """``B, T, C = x.shape`` with x of unknown rank: x is (B, T, C) from here on."""
@@ -185,6 +248,31 @@ class Constraints:
         self.frame.scope.vars[holder.value] = replace(current, tail=tuple(tail))
         return IntValue(dim)
 
+    def split_pieces(self, count: int, source: cst.CSTNode) -> list[Value] | None:
+        """``q, k, v = x.split(C, dim=2)`` when x's size along dim is unknown: the code says
+        there are ``count`` pieces; all but the last are C long there, the last at most C."""
+        if not (isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute)
+                and source.func.attr.value in ("split", "chunk") and source.args):
+            return None
+        with self.suppressed():
+            base = self.eval(source.func.value)
+            size = self.eval(source.args[0].value)
+            dim = next((self.eval(a.value) for a in source.args[1:]
+                        if a.keyword is None or a.keyword.value == "dim"), IntValue(0))
+        if not (isinstance(base, AbstractArray) and base.shape is not None and
+                base.library == "torch" and isinstance(dim, IntValue) and
+                isinstance(dim.value, int) and -len(base.shape) <= dim.value < len(base.shape)):
+            return None
+        if source.func.attr.value == "chunk" or not isinstance(size, IntValue):
+            size = IntValue(UNKNOWN)
+        axis = dim.value % len(base.shape)
+        pieces = []
+        for i in range(count):
+            shape = list(base.shape)
+            shape[axis] = size.value if i < count - 1 else UNKNOWN
+            pieces.append(base.derived(tuple(shape), self.origin(source)))
+        return pieces
+
     def name_annotation_dims(self, value: AbstractArray, what: str, line: int) -> None:
         """A jaxtyping annotation names its dims: they are named symbols too."""
         for dim in tuple(value.shape or ()) + tuple(value.tail):
@@ -213,9 +301,15 @@ class Constraints:
 
         if not fails(generic) or self.reported_at(node):
             return  # holds for any sizes, or a finding at this op already tells the cause
+        # Sizes the operands state: an op that holds when a named dim takes one of them (a view
+        # whose -1 absorbs the rest) does not need two names equal, only sizes that divide.
+        stated = {d for d in _arg_ints(args) if d > 1}
         for a, b in itertools.combinations(named, 2):
-            if self.named_symbols[a].name == self.named_symbols[b].name:
-                continue  # B unpacked twice, from two arrays: the code calls them the same
+            first, second = self.named_symbols[a], self.named_symbols[b]
+            if first.name == second.name or a in second.derived_from or b in first.derived_from:
+                continue  # the same name twice, or one computed from the other
+            if any(not fails(dict(generic, **{n: size})) for n in (a, b) for size in stated):
+                continue
             if not fails(dict(generic, **{b: generic[a]})):
                 self.report("SC112", node, self._named_dims_message(label, operands, a, b))
                 return

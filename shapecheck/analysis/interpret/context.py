@@ -136,6 +136,7 @@ class Context:
         self.in_assert = False  # reads inside an assert test what a write did, on purpose
         self.metadata_read = False
         self.copies: set[int] = set()  # subscripts that certainly copy (advanced indexing)
+        self.on_its_own = False  # analyzing a function with no caller (its summary)
         self.named_symbols: dict[str, Any] = {}  # symbol -> where the code named it (SC112)
         self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
 

@@ -56,6 +56,20 @@ def _has_new_axis(items: Any) -> bool:
     return False
 
 
+def _is_none_test(left: Value, right: Value, negated: bool) -> Value:
+    """``x is None`` / ``x is not None`` when x is surely None or surely an array."""
+    if right != ConstValue(None):
+        left, right = right, left
+    if right != ConstValue(None):
+        return UNKNOWN_VALUE
+    if left == ConstValue(None):
+        return ConstValue(not negated)
+    if isinstance(left, AbstractArray) and (left.alias is None or left.alias.storage is None
+                                            or left.alias.storage.is_array):
+        return ConstValue(negated)
+    return UNKNOWN_VALUE
+
+
 def _is_number(value: Value) -> bool:
     return isinstance(value, (IntValue, FloatValue)) or isinstance(value, ConstValue) and \
         type(value.value) in (int, float)
@@ -312,6 +326,8 @@ class Expressions:
                 x, y = left.value, right.value
                 result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
                                      "gt": x > y, "ge": x >= y}[op])
+            elif isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
+                result = _is_none_test(left, right, isinstance(target.operator, cst.IsNot))
             left, left_node = right, target.comparator
         return result
 
@@ -459,6 +475,11 @@ class Expressions:
 
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
+        if op == "floor_divide" and any(isinstance(v, IntValue) for v in (left, right)) and all(
+                isinstance(v, IntValue) or v is UNKNOWN_VALUE or self.vague_parameter(v)
+                for v in (left, right)):
+            # C // self.n_head: a size divided by something nothing is known of is an int.
+            return IntValue(UNKNOWN)
         if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
             result = self.array_binary(node, op, left, right, left_node, right_node)
             return self.fresh(result, node, "result", operands=(left, right))

@@ -116,10 +116,12 @@ class Functions:
         self.summaries[key] = UNKNOWN_VALUE
         args = [self_value] if self_value is not None else []
         saved_no_grad, self.no_grad = self.no_grad, 0  # analyzed once, on its own
+        saved_own, self.on_its_own = self.on_its_own, True
         try:
             result = self.analyze_function(func, args, {})
         finally:
             self.no_grad = saved_no_grad
+            self.on_its_own = saved_own
         self.summaries[key] = result
         return result
 
@@ -251,6 +253,10 @@ class Functions:
             with self.suppressed():
                 default = self.eval(param.default)
             if isinstance(default, IntValue):
+                if self.on_its_own and isinstance(default.value, int) and default.value < 0:
+                    # No caller, and a default no size can have: a "not given" sentinel
+                    # (-1) that callers replace, so the parameter is a size the code names.
+                    return IntValue(sym(param.name.value))
                 return default
         return UNKNOWN_VALUE
 

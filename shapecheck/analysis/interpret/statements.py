@@ -323,6 +323,8 @@ class Statements:
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             value = self.refine_from_dim_read(target, value, source)
+            if isinstance(value, IntValue) and value.value is UNKNOWN:
+                value = self.name_int(target, source)  # an int nobody knows, named here
             if isinstance(value, AbstractArray) and value.origin is None:
                 value = replace(value, origin=Origin(0, target.value, source))
             value = self.bind_snapshot(target, value, source)
@@ -334,8 +336,12 @@ class Statements:
             items = self.unpack(value, len(elements))
             if any(isinstance(el, cst.StarredElement) for el in elements):
                 items = None
+            if items is not None and not any(isinstance(el, cst.StarredElement) for el in elements):
+                items = self.name_unpacked_dims(list(elements), items, source)
             if items is None:
                 items = self.refine_from_unpack(list(elements), source)
+            if items is None and not any(isinstance(el, cst.StarredElement) for el in elements):
+                items = self.split_pieces(len(elements), source)
             for i, element in enumerate(elements):
                 inner = element.value
                 self.assign(inner, items[i] if items is not None else UNKNOWN_VALUE, source)
