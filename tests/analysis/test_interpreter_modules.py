@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from shapecheck.analysis.api import analyze_source
+from shapecheck.analysis.api import AnalysisSettings, analyze_source
 
 BLOCKS = """
 import torch
@@ -94,3 +94,29 @@ def test_float_of_a_bad_string_is_unknown_not_a_crash():
     x = torch.randn(3).masked_fill(torch.ones(3) == 0, float("not a number"))
     """
     assert findings(source) == []
+
+
+def test_functional_layers_use_the_runtime_rules_and_torch_agrees():
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+    source = """
+    import torch
+    import torch.nn.functional as F
+
+    x = torch.randn(8, 3, 32, 32)
+    y = F.conv2d(x, torch.randn(16, 3, 3, 3), padding=1, stride=2)
+    h = F.max_pool2d(y, 2)
+    z = F.linear(h.flatten(1), torch.randn(10, 16 * 8 * 8))
+    bad = F.conv2d(x, torch.randn(16, 4, 3, 3))
+    worse = F.linear(z, torch.randn(5, 11))
+    """
+    found = analyze_source(textwrap.dedent(source), "t.py", AnalysisSettings())
+    assert sorted((f.line, f.code) for f in found) == [(9, "SC106"), (10, "SC106")]
+    x = torch.randn(8, 3, 32, 32)
+    y = F.conv2d(x, torch.randn(16, 3, 3, 3), padding=1, stride=2)
+    z = F.linear(F.max_pool2d(y, 2).flatten(1), torch.randn(10, 16 * 8 * 8))
+    assert z.shape == (8, 10)
+    with pytest.raises(RuntimeError):
+        F.conv2d(x, torch.randn(16, 4, 3, 3))
+    with pytest.raises(RuntimeError):
+        F.linear(z, torch.randn(5, 11))

@@ -282,6 +282,8 @@ class Calls:
         short = name.rsplit(".", 1)[-1]
         if qualname.startswith("torch.nn.functional.") and short in FUNCTIONAL_LOSSES:
             return self.loss(node, short, args, kwargs, arg_nodes)
+        if qualname.startswith("torch.nn.functional.") and self.has_functional(short):
+            return self.functional(node, short, args, kwargs, arg_nodes)
         if qualname in SOLVES:
             self.check_solve(node, qualname, args, arg_nodes)
         return self.library_op(node, library, name, args, kwargs, arg_nodes)

@@ -7,8 +7,10 @@ import libcst as cst
 from ...runtime.dialects import NUMPY, NUMPY1, TORCH
 from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
+from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LOSSES
 from ...runtime.nn import build as build_layer
+from ...runtime.nn import functional as nn_functional
 from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.loss import CLASS_LOSSES
@@ -26,7 +28,7 @@ from ..values import (
     Value,
 )
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
-from .operands import array_arg
+from .operands import FAIL, array_arg
 
 
 def _runtime_arg(value: Value):
@@ -54,7 +56,52 @@ def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
     return func.owner is cls
 
 
+def _functional_arg(value: Value):
+    """An F.<name> argument as the runtime's functional rules take it; FAIL when unknown."""
+    if isinstance(value, AbstractArray):
+        return tuple(value.shape) if value.shape is not None else FAIL
+    if isinstance(value, (IntValue, ConstValue)):
+        return value.value
+    if isinstance(value, TupleValue):
+        items = tuple(_functional_arg(item) for item in value.items)
+        return FAIL if FAIL in items else items
+    return FAIL
+
+
 class Modules:
+    def functional(self, node, name: str, args: list, kwargs: dict, arg_nodes: list) -> Value:
+        """``F.conv2d(x, w, stride=2)``, ``F.linear``, ``F.max_pool2d``...: the runtime's nn
+        functional rule, with torch's own error (SC113) when the call certainly fails."""
+        arrays = [v for v in args if isinstance(v, AbstractArray)]
+        if not arrays:
+            return UNKNOWN_VALUE
+        x = arrays[0]
+        origin = self.origin(node)
+        converted = [_functional_arg(v) for v in args]
+        options = {k: _functional_arg(v) for k, v in kwargs.items() if k != "inplace"}
+        if name == "embedding":
+            options["dtype"] = x.dtype
+        if FAIL in converted or FAIL in options.values():
+            return AbstractArray(None, x.dtype if name != "embedding" else None, "torch", origin)
+        operands = list(zip(args, arg_nodes))
+        try:
+            result = nn_functional(name, *converted, **options)
+        except ShapeError as err:
+            if err.kind != "dtype":
+                self.report_error(err, node, [o for o in operands
+                                              if isinstance(o[0], AbstractArray)],
+                                  f"F.{name}", self.dialect_for("torch"), None)
+            return AbstractArray(None, None, "torch", origin)
+        except Exception:  # arguments the rule does not take: unknown, not a finding
+            return AbstractArray(None, None, "torch", origin)
+        if result is None or len(result.outputs) != 1:
+            return AbstractArray(None, None, "torch", origin) if result is None else UNKNOWN_VALUE
+        dtype = "float32" if name == "embedding" else x.dtype
+        return AbstractArray(result.shape, dtype, "torch", origin)
+
+    def has_functional(self, name: str) -> bool:
+        return name in NN_FUNCTIONAL
+
     def loss(self, node, name: str, args: list, kwargs: dict, arg_nodes: list) -> Value:
         pred = args[0] if args else kwargs.get("input")
         target = args[1] if len(args) > 1 else kwargs.get("target")
