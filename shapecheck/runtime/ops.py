@@ -71,44 +71,51 @@ backward.
 ``legacy_fallback`` marks the pointwise ops that in torch-legacy accepted
 same-numel, non-broadcastable operands with a deprecation warning.
 
-Public names: ArrayArg, OpSpec, lookup, all_specs, call_view_kind,
-output_layout, resolved_view_kind, writes_reach_input, keeps_shape, is_array_op,
-shape_from_arguments,
-index_items, VIEW_KINDS, ALIASING_KINDS.
+The table itself (OpSpec, the registry and its queries) is runtime/optable.py; the
+pointwise family registers from runtime/ops_pointwise.py. Public names: ArrayArg, OpSpec,
+lookup, all_specs, call_view_kind, output_layout, resolved_view_kind, writes_reach_input,
+keeps_shape, is_array_op, shape_from_arguments, index_items, VIEW_KINDS, ALIASING_KINDS.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
-from . import dtypes
+from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
 from .arguments import dtype_of as _dtype
-from .arguments import is_array as _is_array
 from .arguments import kw as _kw
-from .arguments import ndim_of as _ndim
-from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import UNKNOWN, shape_is_concrete
+from .dims import shape_is_concrete
 from .layout import torch_view_strides
+from .optable import _TABLE as _TABLE  # the registry, for the table's own tests
+from .optable import ALIASING_KINDS as ALIASING_KINDS
+from .optable import VIEW_KINDS as VIEW_KINDS
+from .optable import OpSpec as OpSpec
+from .optable import add_op as _add
+from .optable import all_specs as all_specs
+from .optable import is_array_op as is_array_op
+from .optable import keeps_shape as keeps_shape
+from .optable import lookup as lookup
+from .optable import shape_from_arguments as shape_from_arguments
+from .optable import shape_keeping as _shape_keeping
+from .optable import writes_reach_input as writes_reach_input
 from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
-from .views import LayoutFn, call_view_kind, output_layout, resolved_view_kind
+from .views import call_view_kind as call_view_kind
+from .views import output_layout as output_layout
+from .views import resolved_view_kind as resolved_view_kind
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
-_broadcast = importlib.import_module(".rules.broadcast", __package__)
 _broadcast_views = importlib.import_module(".rules.broadcast_views", __package__)
 _contractions = importlib.import_module(".rules.contractions", __package__)
 _indexing = importlib.import_module(".rules.indexing", __package__)
 _joins = importlib.import_module(".rules.joins", __package__)
 _lapack = importlib.import_module(".rules.lapack", __package__)
-_pointwise = importlib.import_module(".rules.pointwise", __package__)
 _products = importlib.import_module(".rules.products", __package__)
 _reductions = importlib.import_module(".rules.reductions", __package__)
 _repetition = importlib.import_module(".rules.repetition", __package__)
@@ -116,139 +123,6 @@ _reshaping = importlib.import_module(".rules.reshaping", __package__)
 _scatter_gather = importlib.import_module(".rules.scatter_gather", __package__)
 _splits = importlib.import_module(".rules.splits", __package__)
 _transposes = importlib.import_module(".rules.transposes", __package__)
-
-ViewKind = Literal["none", "view", "repeated", "readonly", "maybe", "same"]
-VIEW_KINDS: frozenset[str] = frozenset({"none", "view", "repeated", "readonly", "maybe", "same"})
-ALIASING_KINDS: frozenset[str] = frozenset({"view", "repeated", "readonly", "maybe", "same"})
-"""View kinds whose output may share memory with input 0."""
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """One op in one library: how to get its result shape and how it aliases its inputs."""
-
-    name: str
-    library: str  # "numpy" | "torch" | "both"
-    rule: Callable[..., Result]
-    inplace: bool = False
-    view_map: dict[int, list[int]] = field(default_factory=dict, hash=False, compare=False)
-    destroy_map: dict[int, list[int]] = field(default_factory=dict, hash=False, compare=False)
-    view_kind: str = "none"
-    legacy_fallback: bool = False
-    repeats: bool = False
-    """The output may reach one input element at several indices (expand, broadcast_to)."""
-    multi_output: bool = False
-    """The op returns a tuple (split, unbind, broadcast_arrays, svd, ...)."""
-    layout: LayoutFn | None = field(default=None, hash=False, compare=False)
-    """For a view op: the output's layout from input 0's (runtime/views.py); None = unknown."""
-    saves_output: bool = False
-    """Autograd keeps the output for the backward pass: writing into it in place breaks
-    backward (torch's "modified by an inplace operation")."""
-    keeps_shape: bool = False
-    """The output has input 0's shape whatever the other arguments are: a unary element-wise
-    op, an activation, a copy, a dtype or device conversion. It is what an analyzer may
-    still say of the result when input 0's shape is only partly known."""
-
-    def applies_to(self, dialect: Dialect) -> bool:
-        return self.library in ("both", dialect.library)
-
-
-# --------------------------------------------------------------------------
-# the table
-
-_TABLE: dict[tuple[str, str], OpSpec] = {}
-_SHAPE_KEEPING_RULES: set[Callable[..., Result]] = set()
-
-
-def _shape_keeping(rule: Callable[..., Result]) -> Callable[..., Result]:
-    """Mark a rule whose result always has input 0's shape (OpSpec.keeps_shape by default)."""
-    _SHAPE_KEEPING_RULES.add(rule)
-    return rule
-
-
-def _add(name: str, library: str, rule: Callable[..., Result], *, inplace: bool = False,
-         view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
-         multi_output: bool = False, layout: LayoutFn | None = None,
-         saves_output: bool = False, keeps_shape: bool | None = None) -> None:
-    assert view_kind in VIEW_KINDS, view_kind
-    if keeps_shape is None:
-        keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
-    if inplace:
-        view_map: dict[int, list[int]] = {}
-        destroy_map = {0: [0]}
-    else:
-        view_map = {0: [0]} if view_kind != "none" else {}
-        destroy_map = {}
-    for lib in (("numpy", "torch") if library == "both" else (library,)):
-        _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
-                                     dict(destroy_map), view_kind, legacy_fallback, repeats,
-                                     multi_output, layout, saves_output, keeps_shape)
-
-
-def lookup(name: str, dialect: Dialect) -> OpSpec | None:
-    """The op called ``name`` in the dialect's library, or None if that library has none."""
-    return _TABLE.get((name, dialect.library))
-
-
-def all_specs() -> list[OpSpec]:
-    """Every entry; an op both libraries share appears once per library."""
-    return list(_TABLE.values())
-
-
-@functools.cache
-def keeps_shape(name: str) -> bool:
-    """Some library's op spelled ``name`` returns input 0's shape whatever its other
-    arguments (see OpSpec.keeps_shape)."""
-    return any(spec.keeps_shape for (n, _), spec in _TABLE.items() if n == name)
-
-
-@functools.cache
-def is_array_op(name: str) -> bool:
-    """Some library has an op spelled ``name``: a method of that name on an array of unknown
-    library most likely returns an array, even where this library lacks the op."""
-    return any(n == name for n, _ in _TABLE)
-
-
-# Methods whose result's sizes are their own arguments: reshape(2, -1) is 2-D whatever it
-# reshapes; new_zeros(sizes) has those sizes.
-_SIZED_BY_ARGUMENTS = {"reshape": True, "view": True, "expand": True, "new_zeros": False,
-                       "new_ones": False, "new_empty": False, "new_full": False}
-
-
-def shape_from_arguments(name: str, args: tuple, dialect: Dialect) -> tuple | None:
-    """What a method's own arguments say of its result when input 0's shape is unknown.
-
-    ``x.reshape(B, -1)`` is (B, ?) and ``x.permute(0, 2, 1)`` has rank 3, whatever x is;
-    ``x.new_zeros((2, 3))`` is (2, 3). ``args`` are the call's arguments after input 0
-    (ints or Dims, UNKNOWN for ints nobody knows); None when they say nothing.
-    """
-    if dialect.is_numpy and name != "reshape":
-        return None  # numpy's view takes a dtype; its reshape takes the same sizes
-    if name in _SIZED_BY_ARGUMENTS:
-        if name == "new_full":
-            args = args[:1]
-        sizes = size_args(args)
-        if not sizes or not all(_is_size(s) for s in sizes):
-            return None
-        minus_one = _SIZED_BY_ARGUMENTS[name]
-        return tuple(UNKNOWN if minus_one and s == -1 else s for s in sizes)
-    if name == "permute":
-        dims = size_args(args)
-        return (UNKNOWN,) * len(dims) if dims and all(isinstance(d, int) for d in dims) else None
-    return None
-
-
-def _is_size(value: Any) -> bool:
-    return not isinstance(value, (bool, float, str, tuple, list, ArrayArg)) and value is not None
-
-
-def writes_reach_input(name: str) -> bool:
-    """Every library's op called ``name`` returns a plain view of input 0 (``t``, ``T``,
-    ``transpose``, ``view``, ``squeeze``, ``narrow``, ...): a write into the output writes into
-    the input, and a write into a view of a copy is lost with the copy."""
-    specs = [spec for (n, _), spec in _TABLE.items() if n == name]
-    return bool(specs) and all(spec.view_kind == "view" and not spec.multi_output
-                               for spec in specs)
 
 
 def _getitem_rule(x: Any, key: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
@@ -263,209 +137,6 @@ _add("__getitem__", "both", _getitem_rule, view_kind="view", layout=V.getitem)
 _add("__setitem__", "both", _setitem_rule, inplace=True)
 
 
-# --------------------------------------------------------------------------
-# pointwise family
-
-# user-facing spelling -> the rule's op name (torch spellings, NumPy's where they differ)
-_NUMPY_BINARY = ("add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
-                 "fmod", "remainder", "mod", "maximum", "minimum", "equal", "not_equal", "less",
-                 "less_equal", "greater", "greater_equal", "arctan2", "hypot", "copysign",
-                 "logaddexp", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
-                 "logical_and", "logical_or", "logical_xor")
-_TORCH_BINARY = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-                 "floor_divide", "pow", "fmod", "remainder", "maximum", "minimum", "eq", "ne",
-                 "lt", "le", "gt", "ge", "atan2", "hypot", "copysign", "logaddexp", "fmax",
-                 "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
-                 "logical_or", "logical_xor")
-_TORCH_INPLACE = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-                  "floor_divide", "pow", "fmod", "remainder", "eq", "ne", "lt", "le", "gt", "ge",
-                  "atan2", "hypot", "copysign", "bitwise_and", "bitwise_or", "bitwise_xor",
-                  "logical_and", "logical_or", "logical_xor")
-_TORCH_SPELLING = {"subtract": "sub", "multiply": "mul", "divide": "div"}
-_OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
-              "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
-              "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
-_COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
-# Element-wise ops whose result has the operand's shape (and an in-place torch twin).
-_UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ceil", "round",
-          "square", "sign", "log1p", "expm1", "log2", "log10", "sinh", "cosh", "reciprocal",
-          "trunc", "exp2", "arcsin", "arccos", "arctan", "nan_to_num", "negative", "deg2rad",
-          "rad2deg", "sinc")
-# numpy's tril/triu turn a 1-D input into a matrix; torch's keep the shape (and need 2-D).
-_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac", "tril", "triu")
-_TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
-# Predicates and element-wise ops without an in-place twin (numpy's are functions only, bar conj).
-_NUMPY_PREDICATES = ("absolute", "fabs", "isnan", "isfinite", "isinf", "logical_not", "conj",
-                     "conjugate", "positive", "signbit")
-_TORCH_PREDICATES = ("isnan", "isfinite", "isinf", "logical_not", "conj", "positive", "signbit",
-                     "absolute", "sgn")
-# torch.nn.functional's activations and dropouts keep the input's shape.
-_FUNCTIONAL_SHAPE_KEEPING = ("relu", "relu6", "gelu", "silu", "softplus", "elu", "leaky_relu",
-                             "hardtanh", "mish", "selu", "celu", "logsigmoid", "softsign",
-                             "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
-                             "alpha_dropout", "feature_alpha_dropout", "normalize", "hardsigmoid",
-                             "hardswish", "tanhshrink", "softshrink", "hardshrink", "threshold",
-                             "rrelu")
-# Tensor methods that convert dtype or device: the tensor itself when nothing changes.
-_TORCH_CONVERSIONS = ("float", "double", "half", "long", "int", "bool", "short", "bfloat16", "byte",
-                      "char", "cpu", "cuda")
-# Ops whose backward reads their own output, so autograd saves it (checked against torch in
-# the tests): an in-place write into that output breaks backward.
-_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
-                           "rsqrt", "exp2", "expm1"})
-
-
-def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
-    """``f(a, b)`` / ``a.f(b)`` / ``a + b``; out= is checked against the result."""
-    def rule(*args: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
-        operands = args[::-1] if reflected else args
-        shapes = _operand_shapes(operands, dialect)
-        if len(shapes) == 1:
-            # torch-legacy: a tensor with a Python scalar; nothing to broadcast.
-            result = Result.of(shapes[0])
-        else:
-            result = _pointwise.pointwise(*shapes, op=op, dialect=dialect)
-        if isinstance(out, ArrayArg) and len(shapes) > 1:
-            return _pointwise.out_param(tuple(shapes), out.shape, op=op, dialect=dialect)
-        return result
-    return rule
-
-
-def _inplace_rule(op: str) -> Callable[..., Result]:
-    """``x.add_(y)`` / ``x += y``: the result keeps x's shape and dtype.
-
-    NumPy resolves the loop's dtypes before broadcasting; torch broadcasts
-    first, so the two checks run in the libraries' orders.
-    """
-    def rule(target: ArrayArg, *others: Any, dialect: Dialect, **kwargs: Any) -> Result:
-        def check_dtype() -> None:
-            if others:
-                result_dtype = dtypes.op_result_type(op, _dtype(target), _dtype(others[0]), dialect,
-                                                     _ndim(target), _ndim(others[0]))
-                dtypes.inplace_dtype(target.dtype, result_dtype, op=op, dialect=dialect)
-
-        if dialect.is_numpy:
-            check_dtype()
-        shapes = _operand_shapes(others, dialect)
-        result = (_pointwise.inplace(target.shape, *shapes, op=op, dialect=dialect)
-                  if shapes else Result.of(target.shape))
-        if dialect.is_torch:
-            check_dtype()
-        return result
-    return rule
-
-
-@_shape_keeping
-def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    """A unary pointwise op (or a fill): the result has the operand's shape."""
-    return Result.of(_shape(args[0]) if args else ())
-
-
-def _clamp_rule(x: Any, *bounds: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
-    """clip / clamp: array bounds broadcast with the input, as in an element-wise op."""
-    given = list(bounds) + [kwargs[k] for k in ("min", "max", "a_min", "a_max") if k in kwargs]
-    shapes = [_shape(x)] + [_shape(b) for b in given if _is_array(b)]
-    if len(shapes) == 1:
-        return Result.of(shapes[0])
-    return _broadcast.broadcast_shapes(*shapes, dialect=dialect)
-
-
-def _where_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    if len(args) != 3:
-        raise ShapeError("argument", "where() takes a condition and two values here", "TypeError")
-    return _pointwise.pointwise(*[_shape(a) for a in args], op="where", dialect=dialect)
-
-
-def _ternary_rule(op: str) -> Callable[..., Result]:
-    def rule(x: ArrayArg, a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-        return _pointwise.pointwise(_shape(x), _shape(a), _shape(b), op=op, dialect=dialect)
-    return rule
-
-
-def _ternary_inplace_rule(op: str) -> Callable[..., Result]:
-    def rule(x: ArrayArg, a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-        return _pointwise.inplace(_shape(x), _shape(a), _shape(b), op=op, dialect=dialect)
-    return rule
-
-
-def _copy_rule(dst: ArrayArg, src: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    return _pointwise.copy_into(dst.shape, _shape(src), dialect=dialect)
-
-
-def _masked_fill_rule(inplace: bool) -> Callable[..., Result]:
-    def rule(x: ArrayArg, mask: Any, value: Any = 0, *, dialect: Dialect, **kwargs: Any) -> Result:
-        return _pointwise.masked_fill(x.shape, _shape(mask), dialect=dialect, inplace=inplace,
-                                      value_ndim=_ndim(value) if _is_array(value) else 0)
-    return rule
-
-
-def _register_pointwise() -> None:
-    fallback = _pointwise.FALLBACK_OPS
-    for name in _NUMPY_BINARY:
-        _add(f"np.{name}", "numpy", _pointwise_rule(name))
-    for name in _TORCH_BINARY:
-        rule_op = _TORCH_SPELLING.get(name, name)
-        legacy = rule_op in fallback
-        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
-        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
-    for name in _TORCH_INPLACE:
-        rule_op = _TORCH_SPELLING.get(name, name)
-        _add(f"{name}_", "torch", _inplace_rule(rule_op), inplace=True,
-             legacy_fallback=rule_op in fallback)
-    for dunder, rule_op in _OPERATORS.items():
-        legacy = rule_op in fallback
-        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), legacy_fallback=legacy)
-        _add(f"__r{dunder}__", "both", _pointwise_rule(rule_op, reflected=True),
-             legacy_fallback=legacy)
-        _add(f"__i{dunder}__", "both", _inplace_rule(rule_op), inplace=True,
-             legacy_fallback=legacy)
-    for dunder, rule_op in _COMPARISONS.items():
-        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op))
-    for name in _UNARY:
-        _add(f"np.{name}", "numpy", _identity_rule)
-    _add("np.negative", "numpy", _identity_rule)
-    for name in _TORCH_UNARY:
-        saves = name in _SAVES_OUTPUT
-        _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves)
-        _add(name, "torch", _identity_rule, saves_output=saves)
-        _add(f"{name}_", "torch", _identity_rule, inplace=True)
-    for name in _TORCH_SHAPE_KEEPING:
-        _add(f"torch.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
-        _add(name, "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
-    for name in _NUMPY_PREDICATES:
-        _add(f"np.{name}", "numpy", _identity_rule)
-    for name in ("conj", "conjugate"):
-        _add(name, "numpy", _identity_rule)
-    for name in _TORCH_PREDICATES:
-        _add(f"torch.{name}", "torch", _identity_rule)
-        _add(name, "torch", _identity_rule)
-    for name in _FUNCTIONAL_SHAPE_KEEPING:
-        _add(f"F.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
-    for name in _TORCH_CONVERSIONS:
-        _add(name, "torch", _identity_rule, view_kind="same")
-    for name in ("np.clip", "clip"):
-        _add(name, "numpy", _clamp_rule)
-    for name in ("torch.clamp", "torch.clip", "clamp", "clip"):
-        _add(name, "torch", _clamp_rule)
-    for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
-        _add(dunder, "both", _identity_rule)
-    _add("fill_", "torch", _identity_rule, inplace=True)
-    _add("zero_", "torch", _identity_rule, inplace=True)
-    _add("fill", "numpy", _identity_rule, inplace=True)
-    _add("np.where", "numpy", _where_rule)
-    _add("torch.where", "torch", _where_rule)
-    _add("where", "torch", _where_rule)
-    for op in ("addcmul", "addcdiv"):
-        _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)
-        _add(op, "torch", _ternary_rule(op), legacy_fallback=True)
-        _add(f"{op}_", "torch", _ternary_inplace_rule(op), inplace=True, legacy_fallback=True)
-    _add("copy_", "torch", _copy_rule, inplace=True)
-    _add("np.copyto", "numpy", _copy_rule, inplace=True)
-    _add("masked_fill", "torch", _masked_fill_rule(False))
-    _add("masked_fill_", "torch", _masked_fill_rule(True), inplace=True)
-
-
-_register_pointwise()
 
 
 # --------------------------------------------------------------------------

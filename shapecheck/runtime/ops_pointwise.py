@@ -1,0 +1,227 @@
+"""The pointwise family of the op table: binary and unary element-wise ops, their in-place
+twins and operators, comparisons, where, clamp, masked_fill and copies into an array.
+
+Registered into the table (runtime/optable.py) on import; runtime/ops.py imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+from . import dtypes
+from .arguments import ArrayArg
+from .arguments import dtype_of as _dtype
+from .arguments import is_array as _is_array
+from .arguments import ndim_of as _ndim
+from .arguments import operand_shapes as _operand_shapes
+from .arguments import shape_of as _shape
+from .dialects import Dialect
+from .optable import add_op as _add
+from .optable import shape_keeping as _shape_keeping
+from .verdicts import Result, ShapeError
+
+_broadcast = importlib.import_module(".rules.broadcast", __package__)
+_pointwise = importlib.import_module(".rules.pointwise", __package__)
+
+
+# user-facing spelling -> the rule's op name (torch spellings, NumPy's where they differ)
+_NUMPY_BINARY = ("add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
+                 "fmod", "remainder", "mod", "maximum", "minimum", "equal", "not_equal", "less",
+                 "less_equal", "greater", "greater_equal", "arctan2", "hypot", "copysign",
+                 "logaddexp", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
+                 "logical_and", "logical_or", "logical_xor")
+_TORCH_BINARY = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                 "floor_divide", "pow", "fmod", "remainder", "maximum", "minimum", "eq", "ne",
+                 "lt", "le", "gt", "ge", "atan2", "hypot", "copysign", "logaddexp", "fmax",
+                 "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+                 "logical_or", "logical_xor")
+_TORCH_INPLACE = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                  "floor_divide", "pow", "fmod", "remainder", "eq", "ne", "lt", "le", "gt", "ge",
+                  "atan2", "hypot", "copysign", "bitwise_and", "bitwise_or", "bitwise_xor",
+                  "logical_and", "logical_or", "logical_xor")
+_TORCH_SPELLING = {"subtract": "sub", "multiply": "mul", "divide": "div"}
+_OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+              "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+              "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor"}
+_COMPARISONS = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "eq": "eq", "ne": "ne"}
+# Element-wise ops whose result has the operand's shape (and an in-place torch twin).
+_UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ceil", "round",
+          "square", "sign", "log1p", "expm1", "log2", "log10", "sinh", "cosh", "reciprocal",
+          "trunc", "exp2", "arcsin", "arccos", "arctan", "nan_to_num", "negative", "deg2rad",
+          "rad2deg", "sinc")
+# numpy's tril/triu turn a 1-D input into a matrix; torch's keep the shape (and need 2-D).
+_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac", "tril", "triu")
+_TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
+# Predicates and element-wise ops without an in-place twin (numpy's are functions only, bar conj).
+_NUMPY_PREDICATES = ("absolute", "fabs", "isnan", "isfinite", "isinf", "logical_not", "conj",
+                     "conjugate", "positive", "signbit")
+_TORCH_PREDICATES = ("isnan", "isfinite", "isinf", "logical_not", "conj", "positive", "signbit",
+                     "absolute", "sgn")
+# torch.nn.functional's activations and dropouts keep the input's shape.
+_FUNCTIONAL_SHAPE_KEEPING = ("relu", "relu6", "gelu", "silu", "softplus", "elu", "leaky_relu",
+                             "hardtanh", "mish", "selu", "celu", "logsigmoid", "softsign",
+                             "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
+                             "alpha_dropout", "feature_alpha_dropout", "normalize", "hardsigmoid",
+                             "hardswish", "tanhshrink", "softshrink", "hardshrink", "threshold",
+                             "rrelu")
+# Tensor methods that convert dtype or device: the tensor itself when nothing changes.
+_TORCH_CONVERSIONS = ("float", "double", "half", "long", "int", "bool", "short", "bfloat16", "byte",
+                      "char", "cpu", "cuda")
+# Ops whose backward reads their own output, so autograd saves it (checked against torch in
+# the tests): an in-place write into that output breaks backward.
+_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
+                           "rsqrt", "exp2", "expm1"})
+
+
+def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
+    """``f(a, b)`` / ``a.f(b)`` / ``a + b``; out= is checked against the result."""
+    def rule(*args: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
+        operands = args[::-1] if reflected else args
+        shapes = _operand_shapes(operands, dialect)
+        if len(shapes) == 1:
+            # torch-legacy: a tensor with a Python scalar; nothing to broadcast.
+            result = Result.of(shapes[0])
+        else:
+            result = _pointwise.pointwise(*shapes, op=op, dialect=dialect)
+        if isinstance(out, ArrayArg) and len(shapes) > 1:
+            return _pointwise.out_param(tuple(shapes), out.shape, op=op, dialect=dialect)
+        return result
+    return rule
+
+
+def _inplace_rule(op: str) -> Callable[..., Result]:
+    """``x.add_(y)`` / ``x += y``: the result keeps x's shape and dtype.
+
+    NumPy resolves the loop's dtypes before broadcasting; torch broadcasts
+    first, so the two checks run in the libraries' orders.
+    """
+    def rule(target: ArrayArg, *others: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        def check_dtype() -> None:
+            if others:
+                result_dtype = dtypes.op_result_type(op, _dtype(target), _dtype(others[0]), dialect,
+                                                     _ndim(target), _ndim(others[0]))
+                dtypes.inplace_dtype(target.dtype, result_dtype, op=op, dialect=dialect)
+
+        if dialect.is_numpy:
+            check_dtype()
+        shapes = _operand_shapes(others, dialect)
+        result = (_pointwise.inplace(target.shape, *shapes, op=op, dialect=dialect)
+                  if shapes else Result.of(target.shape))
+        if dialect.is_torch:
+            check_dtype()
+        return result
+    return rule
+
+
+@_shape_keeping
+def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """A unary pointwise op (or a fill): the result has the operand's shape."""
+    return Result.of(_shape(args[0]) if args else ())
+
+
+def _clamp_rule(x: Any, *bounds: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
+    """clip / clamp: array bounds broadcast with the input, as in an element-wise op."""
+    given = list(bounds) + [kwargs[k] for k in ("min", "max", "a_min", "a_max") if k in kwargs]
+    shapes = [_shape(x)] + [_shape(b) for b in given if _is_array(b)]
+    if len(shapes) == 1:
+        return Result.of(shapes[0])
+    return _broadcast.broadcast_shapes(*shapes, dialect=dialect)
+
+
+def _where_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    if len(args) != 3:
+        raise ShapeError("argument", "where() takes a condition and two values here", "TypeError")
+    return _pointwise.pointwise(*[_shape(a) for a in args], op="where", dialect=dialect)
+
+
+def _ternary_rule(op: str) -> Callable[..., Result]:
+    def rule(x: ArrayArg, a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return _pointwise.pointwise(_shape(x), _shape(a), _shape(b), op=op, dialect=dialect)
+    return rule
+
+
+def _ternary_inplace_rule(op: str) -> Callable[..., Result]:
+    def rule(x: ArrayArg, a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return _pointwise.inplace(_shape(x), _shape(a), _shape(b), op=op, dialect=dialect)
+    return rule
+
+
+def _copy_rule(dst: ArrayArg, src: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    return _pointwise.copy_into(dst.shape, _shape(src), dialect=dialect)
+
+
+def _masked_fill_rule(inplace: bool) -> Callable[..., Result]:
+    def rule(x: ArrayArg, mask: Any, value: Any = 0, *, dialect: Dialect, **kwargs: Any) -> Result:
+        return _pointwise.masked_fill(x.shape, _shape(mask), dialect=dialect, inplace=inplace,
+                                      value_ndim=_ndim(value) if _is_array(value) else 0)
+    return rule
+
+
+def _register_pointwise() -> None:
+    fallback = _pointwise.FALLBACK_OPS
+    for name in _NUMPY_BINARY:
+        _add(f"np.{name}", "numpy", _pointwise_rule(name))
+    for name in _TORCH_BINARY:
+        rule_op = _TORCH_SPELLING.get(name, name)
+        legacy = rule_op in fallback
+        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
+        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
+    for name in _TORCH_INPLACE:
+        rule_op = _TORCH_SPELLING.get(name, name)
+        _add(f"{name}_", "torch", _inplace_rule(rule_op), inplace=True,
+             legacy_fallback=rule_op in fallback)
+    for dunder, rule_op in _OPERATORS.items():
+        legacy = rule_op in fallback
+        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), legacy_fallback=legacy)
+        _add(f"__r{dunder}__", "both", _pointwise_rule(rule_op, reflected=True),
+             legacy_fallback=legacy)
+        _add(f"__i{dunder}__", "both", _inplace_rule(rule_op), inplace=True,
+             legacy_fallback=legacy)
+    for dunder, rule_op in _COMPARISONS.items():
+        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op))
+    for name in _UNARY:
+        _add(f"np.{name}", "numpy", _identity_rule)
+    _add("np.negative", "numpy", _identity_rule)
+    for name in _TORCH_UNARY:
+        saves = name in _SAVES_OUTPUT
+        _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves)
+        _add(name, "torch", _identity_rule, saves_output=saves)
+        _add(f"{name}_", "torch", _identity_rule, inplace=True)
+    for name in _TORCH_SHAPE_KEEPING:
+        _add(f"torch.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+        _add(name, "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+    for name in _NUMPY_PREDICATES:
+        _add(f"np.{name}", "numpy", _identity_rule)
+    for name in ("conj", "conjugate"):
+        _add(name, "numpy", _identity_rule)
+    for name in _TORCH_PREDICATES:
+        _add(f"torch.{name}", "torch", _identity_rule)
+        _add(name, "torch", _identity_rule)
+    for name in _FUNCTIONAL_SHAPE_KEEPING:
+        _add(f"F.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+    for name in _TORCH_CONVERSIONS:
+        _add(name, "torch", _identity_rule, view_kind="same")
+    for name in ("np.clip", "clip"):
+        _add(name, "numpy", _clamp_rule)
+    for name in ("torch.clamp", "torch.clip", "clamp", "clip"):
+        _add(name, "torch", _clamp_rule)
+    for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
+        _add(dunder, "both", _identity_rule)
+    _add("fill_", "torch", _identity_rule, inplace=True)
+    _add("zero_", "torch", _identity_rule, inplace=True)
+    _add("fill", "numpy", _identity_rule, inplace=True)
+    _add("np.where", "numpy", _where_rule)
+    _add("torch.where", "torch", _where_rule)
+    _add("where", "torch", _where_rule)
+    for op in ("addcmul", "addcdiv"):
+        _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)
+        _add(op, "torch", _ternary_rule(op), legacy_fallback=True)
+        _add(f"{op}_", "torch", _ternary_inplace_rule(op), inplace=True, legacy_fallback=True)
+    _add("copy_", "torch", _copy_rule, inplace=True)
+    _add("np.copyto", "numpy", _copy_rule, inplace=True)
+    _add("masked_fill", "torch", _masked_fill_rule(False))
+    _add("masked_fill_", "torch", _masked_fill_rule(True), inplace=True)
+
+
+_register_pointwise()

@@ -1,0 +1,158 @@
+"""The op table itself: OpSpec, the registry, and the questions asked of it.
+
+The contract of the table (how ops are named, how rules are called, what
+view_map, destroy_map, view kinds and layouts mean) is described in
+``runtime/ops.py``, which fills the table with the libraries' ops. This
+module holds only what every family of ops registers through and what the
+analyzer asks: ``lookup``, ``all_specs``, ``keeps_shape``, ``is_array_op``,
+``shape_from_arguments``, ``writes_reach_input``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from .arguments import ArrayArg, size_args
+from .dialects import Dialect
+from .dims import UNKNOWN
+from .verdicts import Result
+from .views import LayoutFn
+
+ViewKind = Literal["none", "view", "repeated", "readonly", "maybe", "same"]
+VIEW_KINDS: frozenset[str] = frozenset({"none", "view", "repeated", "readonly", "maybe", "same"})
+ALIASING_KINDS: frozenset[str] = frozenset({"view", "repeated", "readonly", "maybe", "same"})
+"""View kinds whose output may share memory with input 0."""
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op in one library: how to get its result shape and how it aliases its inputs."""
+
+    name: str
+    library: str  # "numpy" | "torch" | "both"
+    rule: Callable[..., Result]
+    inplace: bool = False
+    view_map: dict[int, list[int]] = field(default_factory=dict, hash=False, compare=False)
+    destroy_map: dict[int, list[int]] = field(default_factory=dict, hash=False, compare=False)
+    view_kind: str = "none"
+    legacy_fallback: bool = False
+    repeats: bool = False
+    """The output may reach one input element at several indices (expand, broadcast_to)."""
+    multi_output: bool = False
+    """The op returns a tuple (split, unbind, broadcast_arrays, svd, ...)."""
+    layout: LayoutFn | None = field(default=None, hash=False, compare=False)
+    """For a view op: the output's layout from input 0's (runtime/views.py); None = unknown."""
+    saves_output: bool = False
+    """Autograd keeps the output for the backward pass: writing into it in place breaks
+    backward (torch's "modified by an inplace operation")."""
+    keeps_shape: bool = False
+    """The output has input 0's shape whatever the other arguments are: a unary element-wise
+    op, an activation, a copy, a dtype or device conversion. It is what an analyzer may
+    still say of the result when input 0's shape is only partly known."""
+
+    def applies_to(self, dialect: Dialect) -> bool:
+        return self.library in ("both", dialect.library)
+
+
+# --------------------------------------------------------------------------
+# the table
+
+_TABLE: dict[tuple[str, str], OpSpec] = {}
+_SHAPE_KEEPING_RULES: set[Callable[..., Result]] = set()
+
+
+def shape_keeping(rule: Callable[..., Result]) -> Callable[..., Result]:
+    """Mark a rule whose result always has input 0's shape (OpSpec.keeps_shape by default)."""
+    _SHAPE_KEEPING_RULES.add(rule)
+    return rule
+
+
+def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: bool = False,
+         view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
+         multi_output: bool = False, layout: LayoutFn | None = None,
+         saves_output: bool = False, keeps_shape: bool | None = None) -> None:
+    assert view_kind in VIEW_KINDS, view_kind
+    if keeps_shape is None:
+        keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
+    if inplace:
+        view_map: dict[int, list[int]] = {}
+        destroy_map = {0: [0]}
+    else:
+        view_map = {0: [0]} if view_kind != "none" else {}
+        destroy_map = {}
+    for lib in (("numpy", "torch") if library == "both" else (library,)):
+        _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
+                                     dict(destroy_map), view_kind, legacy_fallback, repeats,
+                                     multi_output, layout, saves_output, keeps_shape)
+
+
+def lookup(name: str, dialect: Dialect) -> OpSpec | None:
+    """The op called ``name`` in the dialect's library, or None if that library has none."""
+    return _TABLE.get((name, dialect.library))
+
+
+def all_specs() -> list[OpSpec]:
+    """Every entry; an op both libraries share appears once per library."""
+    return list(_TABLE.values())
+
+
+@functools.cache
+def keeps_shape(name: str) -> bool:
+    """Some library's op spelled ``name`` returns input 0's shape whatever its other
+    arguments (see OpSpec.keeps_shape)."""
+    return any(spec.keeps_shape for (n, _), spec in _TABLE.items() if n == name)
+
+
+@functools.cache
+def is_array_op(name: str) -> bool:
+    """Some library has an op spelled ``name``: a method of that name on an array of unknown
+    library most likely returns an array, even where this library lacks the op."""
+    return any(n == name for n, _ in _TABLE)
+
+
+# Methods whose result's sizes are their own arguments: reshape(2, -1) is 2-D whatever it
+# reshapes; new_zeros(sizes) has those sizes.
+_SIZED_BY_ARGUMENTS = {"reshape": True, "view": True, "expand": True, "new_zeros": False,
+                       "new_ones": False, "new_empty": False, "new_full": False}
+
+
+def shape_from_arguments(name: str, args: tuple, dialect: Dialect) -> tuple | None:
+    """What a method's own arguments say of its result when input 0's shape is unknown.
+
+    ``x.reshape(B, -1)`` is (B, ?) and ``x.permute(0, 2, 1)`` has rank 3, whatever x is;
+    ``x.new_zeros((2, 3))`` is (2, 3). ``args`` are the call's arguments after input 0
+    (ints or Dims, UNKNOWN for ints nobody knows); None when they say nothing.
+    """
+    if dialect.is_numpy and name != "reshape":
+        return None  # numpy's view takes a dtype; its reshape takes the same sizes
+    if name in _SIZED_BY_ARGUMENTS:
+        if name == "new_full":
+            args = args[:1]
+        sizes = size_args(args)
+        if not sizes or not all(_is_size(s) for s in sizes):
+            return None
+        minus_one = _SIZED_BY_ARGUMENTS[name]
+        return tuple(UNKNOWN if minus_one and s == -1 else s for s in sizes)
+    if name == "permute":
+        dims = size_args(args)
+        return (UNKNOWN,) * len(dims) if dims and all(isinstance(d, int) for d in dims) else None
+    return None
+
+
+def _is_size(value: Any) -> bool:
+    return not isinstance(value, (bool, float, str, tuple, list, ArrayArg)) and value is not None
+
+
+def writes_reach_input(name: str) -> bool:
+    """Every library's op called ``name`` returns a plain view of input 0 (``t``, ``T``,
+    ``transpose``, ``view``, ``squeeze``, ``narrow``, ...): a write into the output writes into
+    the input, and a write into a view of a copy is lost with the copy."""
+    specs = [spec for (n, _), spec in _TABLE.items() if n == name]
+    return bool(specs) and all(spec.view_kind == "view" and not spec.multi_output
+                               for spec in specs)
+
+
+__all__ = ["ALIASING_KINDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs", "is_array_op",
+           "keeps_shape", "lookup", "shape_from_arguments", "shape_keeping", "writes_reach_input"]
