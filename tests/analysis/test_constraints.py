@@ -268,3 +268,17 @@ def test_a_column_made_with_view_minus_one_one_is_an_outer_product_on_purpose():
     def causal(n: int):
         return torch.arange(n) <= torch.arange(n).view(-1, 1)
     """) == []
+
+
+def test_a_reshape_with_minus_one_needs_divisibility_not_equal_names():
+    # diffusers sana_wm: features split in halves, regrouped by a 4x4 transform's size.
+    assert codes("""
+    import torch
+
+    def transform(feats, matrix):
+        batch, num_heads, seq_len, head_dim = feats.shape
+        half_dim = head_dim // 2
+        projected, rotated = feats.split(half_dim, dim=-1)
+        matrix_dim = matrix.shape[-1]
+        return projected.reshape(batch, num_heads, seq_len, -1, matrix_dim)
+    """) == []

@@ -283,6 +283,8 @@ class Constraints:
     def check_named_dims(self, spec: rt_ops.OpSpec, dialect: Dialect, args: tuple,
                          kwargs: dict, node: cst.CSTNode, operands: list, label: str) -> None:
         """SC112: the op holds for these sizes only if two dims named differently are equal."""
+        if spec.name in ("view", "reshape", "np.reshape", "torch.reshape") and -1 in args[1:]:
+            return  # a -1 needs the rest to divide, not two named dims to be equal
         used = _arg_atoms(args) | _arg_atoms(tuple(kwargs.values()))
         named = sorted(n for n in used if n in self.named_symbols)
         if len(named) < 2 or len(used) > len(_GENERIC_SIZES):
