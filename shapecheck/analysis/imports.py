@@ -26,7 +26,7 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math"}
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy"}
 """Modules whose names the interpreter resolves: the array libraries, and math's scalars."""
 
 

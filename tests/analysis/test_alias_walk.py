@@ -363,3 +363,52 @@ def test_a_method_called_twice_with_the_same_shapes_writes_its_attribute_both_ti
     assert codes(code) == [(13, "SC304")]
     env = run(code.replace("print(snapshot)", "seen = snapshot[0]"))
     assert env["seen"] == 2.0  # the "snapshot" moved with the buffer
+
+
+EARLY_STOPPING = """
+import copy
+
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+torch.manual_seed(0)
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+best_state = model.state_dict()
+start = model.fc.weight.detach().clone()
+for epoch in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+restored = model.load_state_dict(best_state)
+"""
+
+
+def test_a_state_dict_kept_as_the_best_weights_moves_with_every_optimizer_step():
+    torch = pytest.importorskip("torch")
+    assert codes(EARLY_STOPPING) == [(20, "SC304")]
+    env = run(EARLY_STOPPING)
+    # The "best" weights are the trained ones: the snapshot was never one.
+    assert not torch.equal(env["best_state"]["fc.weight"], env["start"])
+    assert torch.equal(env["best_state"]["fc.weight"], env["model"].fc.weight)
+
+
+def test_a_deep_copy_or_a_read_before_the_step_is_no_stale_alias():
+    pytest.importorskip("torch")
+    copied = EARLY_STOPPING.replace("best_state = model.state_dict()",
+                                    "best_state = copy.deepcopy(model.state_dict())")
+    assert codes(copied) == []
+    saved_first = EARLY_STOPPING.replace("restored = model.load_state_dict(best_state)\n", "")
+    saved_first = saved_first.replace("start = model", "n = len(best_state)\nstart = model")
+    assert codes(saved_first) == []

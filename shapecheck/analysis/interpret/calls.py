@@ -37,7 +37,7 @@ from ..values import (
     shape_value,
 )
 from .effects import NOT_DATA_WRITES
-from .env import ArrayMethod, GeneratorMethod, Iterable
+from .env import ArrayMethod, GeneratorMethod, Iterable, ModuleMethod, OptimizerMethod
 from .names import (
     AUG_LABEL,
     BINARY_UFUNCS,
@@ -178,6 +178,12 @@ class Calls:
             return self.call_layer(node, func, args, kwargs, arg_nodes)
         if isinstance(func, GeneratorMethod):
             return self.create(node, "numpy", "random." + func.name, args, kwargs, generator=True)
+        if isinstance(func, ModuleMethod):
+            return self.parameters_of(node, func.instance, func.name)
+        if isinstance(func, OptimizerMethod):
+            if func.name == "step":
+                self.optimizer_step(node, func.optimizer)
+            return UNKNOWN_VALUE
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
@@ -244,6 +250,12 @@ class Calls:
         library, _, name = qualname.partition(".")
         if library == "math":
             return _math_result(name, args)
+        if qualname == "copy.deepcopy" and args:
+            return self.deep_copy(node, args[0])
+        if qualname == "copy.copy" and args:
+            return args[0]  # a shallow copy: a dict of the same tensors
+        if qualname.startswith("torch.optim.") and name.rsplit(".", 1)[-1][:1].isupper():
+            return self.optimizer(args, kwargs)
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics

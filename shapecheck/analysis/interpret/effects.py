@@ -65,6 +65,7 @@ from ..rules.aliasing import (
     write_to_copy_message,
 )
 from ..values import (
+    UNKNOWN_VALUE,
     AbstractArray,
     Alias,
     ConstValue,
@@ -75,7 +76,11 @@ from ..values import (
     Value,
 )
 from .contracts import ALLOCATORS, mutation_is_documented, returns_value
+from .env import OptimizerValue
 from .operands import FAIL, array_arg, rule_index_items, to_arg
+
+# nn.Module methods that hand back live references to the module's parameters.
+PARAMETER_VIEWS = frozenset({"state_dict", "parameters", "named_parameters"})
 
 # Attributes that describe an array without reading its elements.
 METADATA = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "flags",
@@ -249,8 +254,8 @@ class Effects:
             return source.attr.value == "data"
         if isinstance(source, cst.Call):
             if isinstance(source.func, cst.Attribute) and source.func.attr.value in (
-                    "view", "detach") and not source.args:
-                return True
+                    "view", "detach", "state_dict") and not source.args:
+                return True  # best = model.state_dict() reads like a snapshot
             with self.suppressed():
                 func = self.eval(source.func) if dotted_name(source.func) else None
             return isinstance(func, ModuleRef) and canonical(func.qualname) in \
@@ -354,6 +359,39 @@ class Effects:
                     storage.id not in self.workspaces and returns_value(definition):
                 self.pending_calls[storage.id] = (node, inplace, function.name, param.name.value,
                                                   frozenset())
+
+    def parameters_of(self, node: cst.Call, instance: Any, name: str) -> Value:
+        """``model.state_dict()`` (without keep_vars, deep copies or clones) holds the very
+        tensors the model trains: one storage per module instance, seen through a view."""
+        storage = self.parameter_storages.get(id(instance))
+        if storage is None:
+            owner = self.text(node.func.value, 30) if isinstance(node.func, cst.Attribute) else "model"
+            storage = Storage(id(instance), f"{owner}'s parameters")
+            self.parameter_storages[id(instance)] = storage
+        return AbstractArray(None, None, "torch", self.origin(node),
+                             alias=Alias(storage, "view", deps=frozenset({storage.id})))
+
+    def optimizer(self, args: list, kwargs: dict) -> Value:
+        """``torch.optim.Adam(model.parameters(), lr=...)``: it will write those parameters."""
+        params = args[0] if args else kwargs.get("params")
+        if isinstance(params, AbstractArray) and params.alias is not None and \
+                params.alias.storage is not None:
+            return OptimizerValue((params.alias.storage.id,))
+        return UNKNOWN_VALUE
+
+    def optimizer_step(self, node: cst.CSTNode, optimizer: Any) -> None:
+        """``optimizer.step()`` writes every parameter it was built from, in place."""
+        for sid in optimizer.storages:
+            version = self.versions.get(sid, 0) + 1
+            self.versions[sid] = version
+            self.writes[sid] = self.writes.get(sid, ()) + ((version, "optimizer.step()", None,
+                                                            node),)
+
+    def deep_copy(self, node: cst.CSTNode, value: Value) -> Value:
+        """``copy.deepcopy(x)``: new memory with x's shape."""
+        if isinstance(value, AbstractArray):
+            return self.fresh(value.derived(value.shape, self.origin(node)), node, "deepcopy")
+        return UNKNOWN_VALUE
 
     def replay_writes(self, values: list, replay: tuple) -> None:
         """A cached call's writes into its caller's arrays, made again on this call's arrays."""

@@ -34,6 +34,27 @@ class GeneratorMethod:
 
 
 @dataclass(frozen=True)
+class ModuleMethod:
+    """``model.state_dict`` / ``model.parameters`` of an nn.Module instance, not yet called."""
+
+    instance: Any
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class OptimizerValue:
+    """``torch.optim.SGD(model.parameters(), ...)``: the parameter storages it updates."""
+
+    storages: tuple
+
+
+@dataclass(frozen=True)
+class OptimizerMethod:
+    optimizer: OptimizerValue
+    name: str
+
+
+@dataclass(frozen=True)
 class Iterable:
     element: Value
 

@@ -32,8 +32,16 @@ from ..values import (
     join_values,
     shape_value,
 )
-from .effects import METADATA
-from .env import ArrayMethod, GeneratorMethod, Iterable, Scope
+from .effects import METADATA, PARAMETER_VIEWS
+from .env import (
+    ArrayMethod,
+    GeneratorMethod,
+    Iterable,
+    ModuleMethod,
+    OptimizerMethod,
+    OptimizerValue,
+    Scope,
+)
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
 
@@ -351,6 +359,8 @@ class Expressions:
         if isinstance(base, InstanceValue):
             if name in base.attrs:
                 return base.attrs[name]
+            if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
+                return ModuleMethod(base, name)
             member = base.cls.members.get(name)
             if isinstance(member, FunctionValue):
                 return BoundMethod(member, base)
@@ -359,6 +369,8 @@ class Expressions:
             return base.members.get(name, UNKNOWN_VALUE)
         if isinstance(base, GeneratorValue):
             return GeneratorMethod(name)
+        if isinstance(base, OptimizerValue):
+            return OptimizerMethod(base, name)
         if isinstance(base, TupleValue) and name in ("values", "indices") and len(base.items) == 2:
             return base.items[0 if name == "values" else 1]
         return UNKNOWN_VALUE
