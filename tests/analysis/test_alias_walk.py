@@ -412,3 +412,23 @@ def test_a_deep_copy_or_a_read_before_the_step_is_no_stale_alias():
     saved_first = EARLY_STOPPING.replace("restored = model.load_state_dict(best_state)\n", "")
     saved_first = saved_first.replace("start = model", "n = len(best_state)\nstart = model")
     assert codes(saved_first) == []
+
+
+def test_layer_parameters_are_leaves_and_nn_init_of_an_indexed_copy_does_nothing():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+    from torch import nn
+
+    emb = nn.Embedding(10, 4)
+    ids = torch.tensor([1, 3])
+    nn.init.zeros_(emb.weight[ids])
+    with torch.no_grad():
+        emb.weight[0] = 0
+    emb.weight[1] = 0
+    """
+    assert codes(code) == [(7, "SC301"), (10, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        run(code)
+    env = run(code.replace("emb.weight[1] = 0\n", ""))
+    assert bool((env["emb"].weight[[1, 3]] != 0).any())  # zeros_ filled a dropped copy

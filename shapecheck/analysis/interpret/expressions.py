@@ -24,6 +24,7 @@ from ..values import (
     GeneratorValue,
     InstanceValue,
     IntValue,
+    LayerValue,
     ModuleRef,
     Origin,
     TupleValue,
@@ -371,6 +372,8 @@ class Expressions:
             return GeneratorMethod(name)
         if isinstance(base, OptimizerValue):
             return OptimizerMethod(base, name)
+        if isinstance(base, LayerValue) and name in ("weight", "bias"):
+            return self.layer_parameter(node, base, name)
         if isinstance(base, TupleValue) and name in ("values", "indices") and len(base.items) == 2:
             return base.items[0 if name == "values" else 1]
         return UNKNOWN_VALUE

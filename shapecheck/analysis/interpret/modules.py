@@ -13,17 +13,20 @@ from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
 from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
+from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
 from ...runtime.verdicts import ShapeError
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
+    Alias,
     ClassValue,
     ConstValue,
     FunctionValue,
     InstanceValue,
     IntValue,
     LayerValue,
+    Storage,
     TupleValue,
     Value,
 )
@@ -98,6 +101,27 @@ class Modules:
             return AbstractArray(None, None, "torch", origin) if result is None else UNKNOWN_VALUE
         dtype = "float32" if name == "embedding" else x.dtype
         return AbstractArray(result.shape, dtype, "torch", origin)
+
+    def layer_parameter(self, node, layer: LayerValue, name: str) -> Value:
+        """``emb.weight``: the layer's Parameter, a leaf that requires grad, one storage per
+        layer and name however often it is read."""
+        try:
+            built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
+                                {k: _runtime_arg(v) for k, v in layer.kwargs})
+        except Exception:
+            built = None  # torch refuses the constructor, or it is not modelled
+        shape = parameter_shape(built, name) if built is not None else None
+        if shape is None:
+            return UNKNOWN_VALUE
+        key = (id(layer), name)
+        storage = self.parameter_storages.get(key)
+        if storage is None:
+            storage = Storage(hash(key), f"{self.text(node, 40)}", leaf_grad=True)
+            self.parameter_storages[key] = storage
+            self.grad_storages.add(storage.id)
+        return AbstractArray(tuple(shape), "float32", "torch", self.origin(node),
+                             requires_grad=True,
+                             alias=Alias(storage, "base", deps=frozenset({storage.id})))
 
     def has_functional(self, name: str) -> bool:
         return name in NN_FUNCTIONAL

@@ -117,6 +117,19 @@ def build(kind: str, args: tuple = (), kwargs: dict | None = None) -> Layer | No
     return Layer(kind, tuple(bound.items()))
 
 
+PARAMETERS: dict[str, Callable[[Layer, str], Shape | None]] = {}
+"""Layer kind -> the shape of one of its parameters (``weight``, ``bias``), None if it has none."""
+
+
+def parameter_shape(layer: Layer, name: str) -> Shape | None:
+    """The shape of ``layer.<name>`` (a Parameter): Linear's weight is (out, in)."""
+    rule = PARAMETERS.get(layer.kind)
+    try:
+        return rule(layer, name) if rule is not None else None
+    except (KeyError, TypeError):
+        return None
+
+
 def functional(name: str, *args: Any, **kwargs: Any) -> Result | None:
     """``F.<name>(...)`` with shapes for the tensor arguments; None when not modelled."""
     rule = FUNCTIONAL.get(name)

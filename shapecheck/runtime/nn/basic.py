@@ -14,9 +14,11 @@ from ..verdicts import Result, RuleWarning
 from .base import (
     FUNCTIONAL,
     NOT_GIVEN,
+    PARAMETERS,
     NotModelled,
     argument_error,
     dim_arg,
+    flag,
     is_dim,
     known_int,
     layer_error,
@@ -101,6 +103,9 @@ register("Linear", [("in_features", NOT_GIVEN), ("out_features", NOT_GIVEN), ("b
 register("Bilinear", [("in1_features", NOT_GIVEN), ("in2_features", NOT_GIVEN),
                       ("out_features", NOT_GIVEN), ("bias", True)], _bilinear_args, _bilinear_forward)
 FUNCTIONAL.update(linear=linear, bilinear=bilinear)
+PARAMETERS["Linear"] = lambda layer, name: {
+    "weight": (layer["out_features"], layer["in_features"]),
+    "bias": (layer["out_features"],) if flag(layer["bias"]) else None}.get(name)
 
 
 # --------------------------------------------------------------------------- shape-preserving

@@ -16,9 +16,11 @@ from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
     NOT_GIVEN,
+    PARAMETERS,
     NotModelled,
     argument_error,
     dim_arg,
+    flag,
     is_dim,
     known_int,
     layer_error,
@@ -272,3 +274,18 @@ for _n in (1, 2, 3):
     FUNCTIONAL[f"conv_transpose{_n}d"] = partial(conv_transpose, n=_n)
 
 __all__ = ["conv", "conv_transpose"]
+
+
+def _conv_parameters(transposed: bool):
+    def shape(layer, name: str) -> Shape | None:
+        if name == "weight":
+            return _weight(layer, transposed)
+        if name == "bias" and flag(layer["bias"]):
+            return (layer["out_channels"],)
+        return None
+    return shape
+
+
+for _n in (1, 2, 3):
+    PARAMETERS[f"Conv{_n}d"] = _conv_parameters(False)
+    PARAMETERS[f"ConvTranspose{_n}d"] = _conv_parameters(True)

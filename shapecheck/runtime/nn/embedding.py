@@ -7,6 +7,7 @@ from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
     NOT_GIVEN,
+    PARAMETERS,
     NotModelled,
     argument_error,
     dim_arg,
@@ -54,3 +55,5 @@ register("Embedding", [("num_embeddings", NOT_GIVEN), ("embedding_dim", NOT_GIVE
 FUNCTIONAL["embedding"] = embedding
 
 __all__ = ["embedding"]
+PARAMETERS["Embedding"] = lambda layer, name: (
+    (layer["num_embeddings"], layer["embedding_dim"]) if name == "weight" else None)
