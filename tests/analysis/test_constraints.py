@@ -155,17 +155,33 @@ def test_a_dim_read_into_a_name_is_named_and_kept_by_the_array():
     source = """
     import numpy as np
 
-    def f(x, w):
-        B, T, C = x.shape
-        d = w.shape[-1]
-        assert w.ndim == 2
-        return x @ w @ np.ones((C, 2))
+    def f(x):
+        d = x.shape[-1]
+        assert x.ndim == 3
+        B = x.shape[0]
+        return x.sum(1) @ np.ones((B, 2))
     """
     found = findings(source)
     assert [(f.line, f.code) for f in found] == [(8, "SC112")]
-    assert "needs C == d" in found[0].message or "needs d == C" in found[0].message
+    assert "needs B == d" in found[0].message or "needs d == B" in found[0].message
     with pytest.raises(ValueError):
-        np.ones((2, 3, 4)) @ np.ones((4, 5)) @ np.ones((4, 2))
+        np.ones((2, 3, 4)).sum(1) @ np.ones((2, 2))
+
+
+def test_dims_of_two_inputs_that_must_fit_are_the_callers_precondition():
+    # torch's matmul decomposition keeps m1 (of tensor1) and m2 (of tensor2) apart on purpose
+    # and lets bmm raise when they differ.
+    assert codes("""
+    import torch
+
+    def mm(tensor1, tensor2):
+        m1 = tensor1.size(-1)
+        m2 = tensor2.size(-2)
+        n = tensor1.size(-2)
+        p = tensor2.size(-1)
+        return tensor1.reshape(-1, n, m1).bmm(tensor2.reshape(-1, m2, p))
+    """) == []
+
 
 
 def test_math_scalars_keep_the_shape_and_attention_without_the_transpose_is_named():

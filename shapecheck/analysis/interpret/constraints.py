@@ -273,6 +273,20 @@ class Constraints:
             pieces.append(base.derived(tuple(shape), self.origin(source)))
         return pieces
 
+    def symbol_roots(self, name: str, seen: frozenset = frozenset()) -> frozenset:
+        """Where a named dim comes from in the end: the array whose shape named it (or the
+        signature's annotations); an int computed from named dims comes from theirs."""
+        symbol = self.named_symbols.get(name)
+        if symbol is None or name in seen:
+            return frozenset()
+        if symbol.source.startswith("the annotation of"):
+            return frozenset({"<annotations>"})  # annotations share one namespace of dims
+        if not symbol.derived_from:
+            return frozenset({(symbol.source, symbol.line)
+                              if symbol.source == "an int expression" else symbol.source})
+        return frozenset().union(*(self.symbol_roots(d, seen | {name})
+                                   for d in symbol.derived_from))
+
     def name_annotation_dims(self, value: AbstractArray, what: str, line: int) -> None:
         """A jaxtyping annotation names its dims: they are named symbols too."""
         for dim in tuple(value.shape or ()) + tuple(value.tail):
@@ -310,6 +324,8 @@ class Constraints:
             first, second = self.named_symbols[a], self.named_symbols[b]
             if first.name == second.name or a in second.derived_from or b in first.derived_from:
                 continue  # the same name twice, or one computed from the other
+            if not self.symbol_roots(a) & self.symbol_roots(b):
+                continue  # dims of two inputs: that they fit is the caller's precondition
             if any(not fails(dict(generic, **{n: size})) for n in (a, b) for size in stated):
                 continue
             if not fails(dict(generic, **{b: generic[a]})):
