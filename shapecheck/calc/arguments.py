@@ -6,7 +6,14 @@ import argparse
 import sys
 from typing import TextIO
 
-from .session import DIALECT_CHOICES, EXIT_USAGE, Calculator, UsageError, run_once, validate_dialect
+from .session import (
+    DIALECT_CHOICES,
+    EXIT_USAGE,
+    Calculator,
+    UsageError,
+    run_once,
+    validate_dialect,
+)
 
 
 def evaluate_dialect(checked, env, dialect, check_torch):  # type: ignore[no-untyped-def]

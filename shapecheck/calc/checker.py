@@ -11,8 +11,14 @@ import re
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .expression import (CONSTANTS, MODULE_PREFIXES, CheckedExpression, ExpressionError,
-                         FunctionUse, Position)
+from .expression import (
+    CONSTANTS,
+    MODULE_PREFIXES,
+    CheckedExpression,
+    ExpressionError,
+    FunctionUse,
+    Position,
+)
 from .shapes import normalize_name
 
 _NATIVE_POSITION = re.compile(r"(?:parser error: )?error at (\d+):(\d+): ")

@@ -17,8 +17,14 @@ from shapecheck.runtime.dialects import DIALECTS
 from .errors import UsageError
 from .expression import CheckedExpression, ExpressionError
 from .outcome import DialectOutcome, outcome_json
-from .shapes import (ShapeBinding, ShapeSyntaxError, normalize_name, parse_binding, parse_dims,
-                     parse_shape_args)
+from .shapes import (
+    ShapeBinding,
+    ShapeSyntaxError,
+    normalize_name,
+    parse_binding,
+    parse_dims,
+    parse_shape_args,
+)
 from .symbols import Dependence, dependences
 
 

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .config import ConfigError, Overrides, suggest_code, validate_codes, validate_dialect
+from .config import (
+    ConfigError,
+    Overrides,
+    suggest_code,
+    validate_codes,
+    validate_dialect,
+)
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 

@@ -52,7 +52,9 @@ class LintConfig:
 
     @property
     def settings(self) -> "AnalysisSettings":
-        from ..analysis.api import AnalysisSettings  # imports libcst; a warm cached run never needs it
+        from ..analysis.api import (
+            AnalysisSettings,  # imports libcst; a warm cached run never needs it
+        )
 
         return AnalysisSettings(dialect=self.dialect, shape_hints=self.shape_hints)
 

@@ -36,7 +36,13 @@ class ProgressDisplay:
 
     def _start(self, total: int) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         console = Console(file=self.stream, force_terminal=True, highlight=False)
         self._progress = Progress(TextColumn("linting"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),

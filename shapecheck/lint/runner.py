@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import tokenize
-import io
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,7 +122,9 @@ def decode_python(data: bytes) -> str:
 def analyze_bytes(path: str, data: bytes, kind: str, config: LintConfig,
                   coverage: CoverageRecorder | None = None) -> tuple[list[Finding], str, NotebookProgram | None]:
     """Raw findings (before selection and suppression), the analyzed text and, for notebooks, the program."""
-    from ..analysis.api import analyze_source  # libcst and the interpreter load only when a file needs analysis
+    from ..analysis.api import (
+        analyze_source,  # libcst and the interpreter load only when a file needs analysis
+    )
 
     try:
         if kind == "notebook":

@@ -39,16 +39,50 @@ import numpy as np
 from . import ops
 from .dialects import Dialect, get_dialect
 from .implementations import implementation_of
-from .operands import (ELEMENT_PRESERVING_VIEWS, NUMPY_ARRAY_MAKERS, UpstreamError, adds_repeats,
-                       as_writeable, check_autograd, data_of, flat_operands, flatten_values, forget_values,
-                       has_repeats, index_key, is_advanced, is_writeable, literal_args, mark_autograd_write,
-                       meta_of, multi_sources, numel_of, numpy_calls, resolve, result_dtype, stand_in,
-                       torch_partial_overlap, unflat)
+from .operands import (
+    ELEMENT_PRESERVING_VIEWS,
+    NUMPY_ARRAY_MAKERS,
+    UpstreamError,
+    adds_repeats,
+    as_writeable,
+    check_autograd,
+    data_of,
+    flat_operands,
+    flatten_values,
+    forget_values,
+    has_repeats,
+    index_key,
+    is_advanced,
+    is_writeable,
+    literal_args,
+    mark_autograd_write,
+    meta_of,
+    multi_sources,
+    numel_of,
+    numpy_calls,
+    resolve,
+    result_dtype,
+    stand_in,
+    torch_partial_overlap,
+    unflat,
+)
 from .ops import OpSpec
-from .program import (NUMPY_BROADCAST_WRITE, NUMPY_READONLY_ASSIGN, NUMPY_READONLY_OUTPUT,
-                      TORCH_EXPANDED_INDEX_PUT, TORCH_EXPANDED_MASKED_FILL, TORCH_LEAF_INPLACE,
-                      TORCH_PARTIAL_OVERLAP, TORCH_REPEATED_WRITE, EngineArray, EngineDisagreement, Step,
-                      StepResult, Value, ViewOp)
+from .program import (
+    NUMPY_BROADCAST_WRITE,
+    NUMPY_READONLY_ASSIGN,
+    NUMPY_READONLY_OUTPUT,
+    TORCH_EXPANDED_INDEX_PUT,
+    TORCH_EXPANDED_MASKED_FILL,
+    TORCH_LEAF_INPLACE,
+    TORCH_PARTIAL_OVERLAP,
+    TORCH_REPEATED_WRITE,
+    EngineArray,
+    EngineDisagreement,
+    Step,
+    StepResult,
+    Value,
+    ViewOp,
+)
 from .verdicts import RuleWarning, ShapeError
 
 DEFAULT_NUMEL_LIMIT = 10**7

@@ -16,7 +16,13 @@ import numpy as np
 from .dialects import Dialect
 from .layout import Layout, torch_internal_overlap, torch_overlap_status
 from .ops import OpSpec
-from .program import TORCH_LEAF_INPLACE, TORCH_LEAF_VIEW_INPLACE, EngineArray, Ref, StepResult
+from .program import (
+    TORCH_LEAF_INPLACE,
+    TORCH_LEAF_VIEW_INPLACE,
+    EngineArray,
+    Ref,
+    StepResult,
+)
 from .verdicts import RuleWarning, ShapeError
 
 # ----------------------------------------------------------------------------

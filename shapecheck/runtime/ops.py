@@ -361,9 +361,12 @@ def _register_shape_ops() -> None:
     _add("squeeze", "both", _squeeze_rule, view_kind="view", layout=V.squeeze)
     _add("np.squeeze", "numpy", _squeeze_rule, view_kind="view", layout=V.squeeze)
     _add("torch.squeeze", "torch", _squeeze_rule, view_kind="view", layout=V.squeeze)
-    _add("np.expand_dims", "numpy", _x(_reshaping.expand_dims), view_kind="view", layout=V.expand_dims)
-    _add("unsqueeze", "torch", _x(_reshaping.unsqueeze), view_kind="view", layout=V.unsqueeze)
-    _add("torch.unsqueeze", "torch", _x(_reshaping.unsqueeze), view_kind="view", layout=V.unsqueeze)
+    _add("np.expand_dims", "numpy", _x(_reshaping.expand_dims), view_kind="view",
+         layout=V.expand_dims, adds_axis=True)
+    _add("unsqueeze", "torch", _x(_reshaping.unsqueeze), view_kind="view", layout=V.unsqueeze,
+         adds_axis=True)
+    _add("torch.unsqueeze", "torch", _x(_reshaping.unsqueeze), view_kind="view",
+         layout=V.unsqueeze, adds_axis=True)
     # broadcasting views: several indices may reach one element
     _add("expand", "torch", _expand_rule, view_kind="repeated", repeats=True, layout=V.expand)
     _add("expand_as", "torch", _like_rule("expand"), view_kind="repeated", repeats=True, layout=V.expand)
@@ -399,16 +402,16 @@ def _register_shape_ops() -> None:
         _add(name, "torch", rule, view_kind="view", multi_output=True)
         _add(f"torch.{name}", "torch", rule, view_kind="view", multi_output=True)
     # joins and repetition: new arrays
-    _add("np.concatenate", "numpy", _join_rule(_joins.concatenate, ("axis",)))
-    _add("np.concat", "numpy", _join_rule(_joins.concatenate, ("axis",)))
-    _add("np.stack", "numpy", _join_rule(_joins.stack, ("axis",)))
-    _add("np.hstack", "numpy", _hvstack_rule(_joins.hstack))
-    _add("np.vstack", "numpy", _hvstack_rule(_joins.vstack))
+    _add("np.concatenate", "numpy", _join_rule(_joins.concatenate, ("axis",)), takes_sequence=True)
+    _add("np.concat", "numpy", _join_rule(_joins.concatenate, ("axis",)), takes_sequence=True)
+    _add("np.stack", "numpy", _join_rule(_joins.stack, ("axis",)), takes_sequence=True)
+    _add("np.hstack", "numpy", _hvstack_rule(_joins.hstack), takes_sequence=True)
+    _add("np.vstack", "numpy", _hvstack_rule(_joins.vstack), takes_sequence=True)
     for name in ("cat", "concat", "concatenate"):
-        _add(f"torch.{name}", "torch", _join_rule(_joins.concatenate, ("dim", "axis")))
-    _add("torch.stack", "torch", _join_rule(_joins.stack, ("dim", "axis")))
-    _add("torch.hstack", "torch", _hvstack_rule(_joins.hstack))
-    _add("torch.vstack", "torch", _hvstack_rule(_joins.vstack))
+        _add(f"torch.{name}", "torch", _join_rule(_joins.concatenate, ("dim", "axis")), takes_sequence=True)
+    _add("torch.stack", "torch", _join_rule(_joins.stack, ("dim", "axis")), takes_sequence=True)
+    _add("torch.hstack", "torch", _hvstack_rule(_joins.hstack), takes_sequence=True)
+    _add("torch.vstack", "torch", _hvstack_rule(_joins.vstack), takes_sequence=True)
     _add("repeat", "torch", _torch_repeat_rule)
     _add("repeat", "numpy", _numpy_repeat_rule)
     _add("np.repeat", "numpy", _numpy_repeat_rule)

@@ -161,25 +161,25 @@ def _masked_fill_rule(inplace: bool) -> Callable[..., Result]:
 def _register_pointwise() -> None:
     fallback = _pointwise.FALLBACK_OPS
     for name in _NUMPY_BINARY:
-        _add(f"np.{name}", "numpy", _pointwise_rule(name))
+        _add(f"np.{name}", "numpy", _pointwise_rule(name), broadcasts=True)
     for name in _TORCH_BINARY:
         rule_op = _TORCH_SPELLING.get(name, name)
         legacy = rule_op in fallback
-        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
-        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy)
+        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy, broadcasts=True)
+        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy, broadcasts=True)
     for name in _TORCH_INPLACE:
         rule_op = _TORCH_SPELLING.get(name, name)
         _add(f"{name}_", "torch", _inplace_rule(rule_op), inplace=True,
              legacy_fallback=rule_op in fallback)
     for dunder, rule_op in _OPERATORS.items():
         legacy = rule_op in fallback
-        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), legacy_fallback=legacy)
+        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), legacy_fallback=legacy, broadcasts=True)
         _add(f"__r{dunder}__", "both", _pointwise_rule(rule_op, reflected=True),
              legacy_fallback=legacy)
         _add(f"__i{dunder}__", "both", _inplace_rule(rule_op), inplace=True,
              legacy_fallback=legacy)
     for dunder, rule_op in _COMPARISONS.items():
-        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op))
+        _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), broadcasts=True)
     for name in _UNARY:
         _add(f"np.{name}", "numpy", _identity_rule)
     _add("np.negative", "numpy", _identity_rule)
@@ -211,9 +211,9 @@ def _register_pointwise() -> None:
     _add("fill_", "torch", _identity_rule, inplace=True)
     _add("zero_", "torch", _identity_rule, inplace=True)
     _add("fill", "numpy", _identity_rule, inplace=True)
-    _add("np.where", "numpy", _where_rule)
-    _add("torch.where", "torch", _where_rule)
-    _add("where", "torch", _where_rule)
+    _add("np.where", "numpy", _where_rule, broadcasts=True)
+    _add("torch.where", "torch", _where_rule, broadcasts=True)
+    _add("where", "torch", _where_rule, broadcasts=True)
     for op in ("addcmul", "addcdiv"):
         _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)
         _add(op, "torch", _ternary_rule(op), legacy_fallback=True)

@@ -51,6 +51,14 @@ class OpSpec:
     """The output has input 0's shape whatever the other arguments are: a unary element-wise
     op, an activation, a copy, a dtype or device conversion. It is what an analyzer may
     still say of the result when input 0's shape is only partly known."""
+    takes_sequence: bool = False
+    """Input 0 is a sequence of arrays (concatenate, stack, cat): a list there is the arrays,
+    not one array made of them."""
+    broadcasts: bool = False
+    """An element-wise op over broadcast operands (add, maximum, where): an outer product it
+    makes by broadcasting is a finding's business (SC102)."""
+    adds_axis: bool = False
+    """The op inserts a size-1 axis on purpose (expand_dims, unsqueeze)."""
 
     def applies_to(self, dialect: Dialect) -> bool:
         return self.library in ("both", dialect.library)
@@ -72,7 +80,8 @@ def shape_keeping(rule: Callable[..., Result]) -> Callable[..., Result]:
 def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: bool = False,
          view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
          multi_output: bool = False, layout: LayoutFn | None = None,
-         saves_output: bool = False, keeps_shape: bool | None = None) -> None:
+         saves_output: bool = False, keeps_shape: bool | None = None,
+         takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if keeps_shape is None:
         keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
@@ -85,7 +94,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
     for lib in (("numpy", "torch") if library == "both" else (library,)):
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
-                                     multi_output, layout, saves_output, keeps_shape)
+                                     multi_output, layout, saves_output, keeps_shape,
+                                     takes_sequence, broadcasts, adds_axis)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:

@@ -361,3 +361,24 @@ def test_sizes_in_the_arguments_give_the_result_shape_without_the_input():
     assert tuple(x.view(2, -1, 4).shape)[::2] == (2, 4)
     assert tuple(x.new_zeros((2, 3)).shape) == (2, 3)
     assert tuple(x.unsqueeze(0).permute(0, 2, 1).shape) == (1, 6, 4)
+
+
+def test_sequence_broadcast_and_new_axis_facts_match_the_libraries():
+    torch = pytest.importorskip("torch")
+    for spec in ops.all_specs():
+        numpy_op = spec.library == "numpy"
+        dialect = NUMPY if numpy_op else TORCH
+        if spec.takes_sequence:  # a list there is the arrays themselves
+            func = getattr(np, spec.name[3:]) if numpy_op else getattr(torch, spec.name[6:])
+            make = np.ones if numpy_op else torch.ones
+            real = func([make((2, 3)), make((2, 3))])
+            ruled = spec.rule([ArrayArg((2, 3), "float32"), ArrayArg((2, 3), "float32")],
+                              dialect=dialect)
+            assert tuple(real.shape) == tuple(ruled.shape), spec.name
+        if spec.adds_axis:
+            x = np.ones((2, 3)) if numpy_op else torch.ones(2, 3)
+            out = np.expand_dims(x, 0) if spec.name == "np.expand_dims" else x.unsqueeze(0)
+            assert tuple(out.shape) == (1, 2, 3)
+        if spec.broadcasts and spec.name.startswith("np.") and spec.name != "np.where":
+            a, b = np.ones((3, 1), dtype=int), np.ones(3, dtype=int)
+            assert getattr(np, spec.name[3:])(a, b).shape == (3, 3), spec.name

@@ -40,11 +40,8 @@ from .effects import NOT_DATA_WRITES
 from .env import ArrayMethod, GeneratorMethod, Iterable, ModuleMethod, OptimizerMethod
 from .names import (
     AUG_LABEL,
-    BINARY_UFUNCS,
     CONVERSIONS,
-    JOIN_FUNCS,
     LIST_MUTATORS,
-    NEW_AXIS_OPS,
     NON_MUTATING_BUILTINS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
@@ -341,8 +338,8 @@ class Calls:
         if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "vecdot", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):
             return AbstractArray(None, None, lib, self.origin(node))
-        joins = short in JOIN_FUNCS
-        conv_args = tuple(to_arg(v, joins) for v in args)
+        spec = self.lookup(spec_name, dialect)
+        conv_args = tuple(to_arg(v, spec.takes_sequence) for v in args)
         conv_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
         if any(a is FAIL for a in conv_args) or any(a is FAIL for a in conv_kwargs.values()):
             return AbstractArray(None, None, lib, self.origin(node))
@@ -357,12 +354,12 @@ class Calls:
                                          operands, label)
         else:
             result = self.apply(spec_name, dialect, conv_args, conv_kwargs, node, operands, label)
-        if short in BINARY_UFUNCS and len(args) >= 2 and all(
+        if spec.broadcasts and len(args) >= 2 and all(
                 isinstance(a, AbstractArray) for a in args[:2]) and result is not None:
             self.check_implicit_outer(node, args[0], args[1], arg_nodes[0], arg_nodes[1], result)
             self.check_reduced_axis(node, args[0], args[1], arg_nodes[0], arg_nodes[1])
         out = self.array_result(result, origin_array, node, dtype=dtype, library=lib,
-                                explicit_axis=short in NEW_AXIS_OPS)
+                                explicit_axis=spec.adds_axis)
         if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)

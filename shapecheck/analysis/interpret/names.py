@@ -54,9 +54,6 @@ KIND_CODES = {"broadcast": "SC101", "fallback": "SC104", "matmul": "SC106", "sol
 WARNING_CODES = {"legacy-fallback": "SC104", "backcompat": "SC105", "out-resize": "SC203"}
 
 
-NEW_AXIS_OPS = frozenset({"unsqueeze", "expand_dims", "newaxis", "atleast_2d", "outer"})
-
-
 SOLVES = frozenset({"numpy.linalg.solve", "torch.linalg.solve"})
 
 
@@ -85,11 +82,6 @@ NOT_NDARRAY_FUNCS = frozenset({"numpy.matrix", "numpy.asmatrix", "numpy.bmat", "
 UNMODELED_KWARGS = frozenset({"signature", "where", "casting", "subok", "extobj", "like"})
 
 
-JOIN_FUNCS = frozenset({"concatenate", "concat", "stack", "hstack", "vstack", "dstack",
-                         "column_stack", "row_stack", "cat", "block", "broadcast_arrays",
-                         "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d"})
-
-
 AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
     ("add", "+"), ("sub", "-"), ("mul", "*"), ("truediv", "/"), ("floordiv", "//"), ("mod", "%"),
     ("pow", "**"), ("matmul", "@"), ("and", "&"), ("or", "|"), ("xor", "^"))}
@@ -97,7 +89,3 @@ AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
 
 CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
 """Methods that change dtype, device or flags and keep the shape (with their arguments)."""
-
-
-BINARY_UFUNCS = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "maximum",
-                            "minimum", "power", "sub", "mul", "div", "where", "hypot", "arctan2"})

@@ -26,8 +26,22 @@ from dataclasses import dataclass
 from typing import Sequence, Union
 
 from ..dialects import Dialect
-from ..dims import (UNKNOWN, Dim, Shape, add, eq, floordiv, format_shape, is_known, is_one, is_zero, le, lt, numel,
-                    sub)
+from ..dims import (
+    UNKNOWN,
+    Dim,
+    Shape,
+    add,
+    eq,
+    floordiv,
+    format_shape,
+    is_known,
+    is_one,
+    is_zero,
+    le,
+    lt,
+    numel,
+    sub,
+)
 from ..verdicts import Result, ShapeError
 from .axes import nonempty_size, normalize_numpy_axis, with_dim, wrap_torch_dim
 from .broadcast import broadcast_pair, broadcast_shapes

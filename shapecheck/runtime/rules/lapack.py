@@ -6,11 +6,18 @@ broadcast the way each library does.
 
 from __future__ import annotations
 
-from ..dialects import NUMPY as NUMPY_DIALECT, TORCH, Dialect
+from ..dialects import NUMPY as NUMPY_DIALECT
+from ..dialects import TORCH, Dialect
 from ..dims import UNKNOWN, Dim, Maybe, Shape, dims_equal, eq, is_zero
 from ..verdicts import Result, ShapeError
 from .broadcast import broadcast_shapes
-from .gufuncs import differ, np_core_mismatch, np_core_too_small, np_gufunc_loop, shape_error
+from .gufuncs import (
+    differ,
+    np_core_mismatch,
+    np_core_too_small,
+    np_gufunc_loop,
+    shape_error,
+)
 from .messages import torch_list
 
 # --------------------------------------------------------------------------- LAPACK

@@ -13,8 +13,15 @@ from ..dialects import TORCH, Dialect
 from ..dims import Shape, either, eq, is_one, is_zero, numel, product
 from ..verdicts import Result
 from .broadcast import broadcast_dim, broadcast_shapes
-from .gufuncs import (differ, np_core_mismatch, np_core_too_small, np_gufunc_loop, np_shape, shape_error,
-                      torch_size)
+from .gufuncs import (
+    differ,
+    np_core_mismatch,
+    np_core_too_small,
+    np_gufunc_loop,
+    np_shape,
+    shape_error,
+    torch_size,
+)
 from .messages import torch_list
 
 # --------------------------------------------------------------------------- matmul family

@@ -13,7 +13,20 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..dialects import Dialect
-from ..dims import UNKNOWN, Dim, Shape, Sym, eq, exact_div, floordiv, is_one, is_zero, mul, numel, product
+from ..dims import (
+    UNKNOWN,
+    Dim,
+    Shape,
+    Sym,
+    eq,
+    exact_div,
+    floordiv,
+    is_one,
+    is_zero,
+    mul,
+    numel,
+    product,
+)
 from ..verdicts import Result, RuleWarning, ShapeError
 from .axes import normalize_numpy_axis, numpy_axis_tuple, wrap_torch_dim
 from .messages import torch_list

@@ -8,7 +8,13 @@ from typing import Sequence
 from ..dialects import Dialect
 from ..dims import Dim, Maybe, Shape, eq, is_zero, le, numel
 from ..verdicts import Result, ShapeError
-from .axes import nonempty_size, normalize_numpy_axis, torch_scalar_type, with_dim, wrap_torch_dim
+from .axes import (
+    nonempty_size,
+    normalize_numpy_axis,
+    torch_scalar_type,
+    with_dim,
+    wrap_torch_dim,
+)
 from .messages import dim_range_error, torch_list
 
 # ---------------------------------------------------------------------------

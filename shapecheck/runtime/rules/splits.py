@@ -10,7 +10,19 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..dialects import Dialect
-from ..dims import UNKNOWN, Dim, Shape, add, eq, exact_div, floordiv, is_zero, le, lt, sub
+from ..dims import (
+    UNKNOWN,
+    Dim,
+    Shape,
+    add,
+    eq,
+    exact_div,
+    floordiv,
+    is_zero,
+    le,
+    lt,
+    sub,
+)
 from ..verdicts import Result, RuleWarning, ShapeError
 from .axes import clamp_nonneg, min_dim, normalize_numpy_axis, with_dim, wrap_torch_dim
 from .messages import torch_list
