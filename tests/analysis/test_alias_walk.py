@@ -432,3 +432,18 @@ def test_layer_parameters_are_leaves_and_nn_init_of_an_indexed_copy_does_nothing
         run(code)
     env = run(code.replace("emb.weight[1] = 0\n", ""))
     assert bool((env["emb"].weight[[1, 3]] != 0).any())  # zeros_ filled a dropped copy
+
+
+def test_layer_parameters_of_layers_built_from_unknown_arguments_are_unknown():
+    # Found on transformers' models: Linear(d, d, bias=config.bias) made the analyzer fail.
+    code = """
+    import torch
+    from torch import nn
+
+    def build(config, d):
+        fc = nn.Linear(d, d, bias=config.bias)
+        return fc.weight.sum() + fc.bias
+    """
+    assert codes(code) == []
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
+    assert [f.code for f in found] == []

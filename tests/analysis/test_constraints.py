@@ -298,3 +298,17 @@ def test_a_reshape_with_minus_one_needs_divisibility_not_equal_names():
         matrix_dim = matrix.shape[-1]
         return projected.reshape(batch, num_heads, seq_len, -1, matrix_dim)
     """) == []
+
+
+def test_distances_to_a_codebook_are_an_outer_sum_on_purpose():
+    # emu3, janus, chameleon: |z|^2 (keepdim) + |e|^2 (reduced) - 2 z e^T, a VQ codebook.
+    assert codes("""
+    import torch
+    from torch import nn
+
+    def nearest(z):
+        codebook = nn.Embedding(512, 64)
+        z2 = torch.sum(z**2, dim=1, keepdim=True)
+        e2 = torch.sum(codebook.weight**2, dim=1)
+        return z2 + e2 - 2 * z @ codebook.weight.t()
+    """) == []

@@ -210,8 +210,9 @@ class OpGateway:
         for reduced, reduced_node, other, other_node in (
                 (left, left_node, right, right_node), (right, right_node, left, left_node)):
             info = reduced.reduced
-            if info is None or info.axis == 0 or other.shape is None or reduced.shape is None:
-                continue
+            if info is None or info.axis == 0 or other.shape is None or reduced.shape is None \
+                    or other.explicit_axis:
+                continue  # against a keepdim / unsqueezed array: an outer sum on purpose
             if len(other.shape) != len(info.shape) or len(reduced.shape) != len(info.shape) - 1:
                 continue
             if dims_equal(other.shape, info.shape) is False:

@@ -126,8 +126,8 @@ def parameter_shape(layer: Layer, name: str) -> Shape | None:
     rule = PARAMETERS.get(layer.kind)
     try:
         return rule(layer, name) if rule is not None else None
-    except (KeyError, TypeError):
-        return None
+    except (KeyError, TypeError, NotModelled):
+        return None  # a flag or size the constructor was not given as a constant
 
 
 def functional(name: str, *args: Any, **kwargs: Any) -> Result | None:
