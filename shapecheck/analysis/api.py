@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .findings import Finding, Span
-from .nesting import refuse_deep_nesting
+from .nesting import check_nesting
+from .positions import node_positions
 from .rules import INTERNAL_ERROR, SYNTAX_ERROR, RuleSpec
 
 
@@ -37,7 +38,8 @@ def finding_for(spec: RuleSpec, path: str, span: Span, message: str, **extra) ->
 
 def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS) -> list[Finding]:
     """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099."""
-    refusal = refuse_deep_nesting(source)
+    nesting = check_nesting(source)
+    refusal = nesting.refusal
     if refusal is not None:
         spec = SYNTAX_ERROR if refusal.syntax else INTERNAL_ERROR
         return [finding_for(spec, path, Span(refusal.line, 1, refusal.line, 1), refusal.message)]
@@ -48,6 +50,7 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
     except Exception as exc:  # libcst raises a few other errors on odd input
         return [_syntax_error_finding(source, path, f"{type(exc).__name__}: {exc}", 1, 1)]
     from .interpret import analyze_module
+    node_positions(module, source, nesting.statement_lines)  # found as asked for, one statement at a time
     try:
         return sorted(analyze_module(module, source, path, settings), key=Finding.sort_key)
     except RecursionError:
