@@ -12,7 +12,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 WATCHED = ("typer", "rich", "libcst", "numpy", "shapecheck.analysis.interpret")
 
 
-def imported_by(*args: str) -> tuple[set[str], subprocess.CompletedProcess]:
+def imported_by(*args: str, env: dict[str, str] | None = None) -> tuple[set[str], subprocess.CompletedProcess]:
     """The watched modules loaded by one ``shapecheck eval`` run in a fresh interpreter."""
     code = ("import sys, atexit\n"
             f"watched = {WATCHED!r}\n"
@@ -20,16 +20,24 @@ def imported_by(*args: str) -> tuple[set[str], subprocess.CompletedProcess]:
             "m for m in watched if m in sys.modules) + '\\n'))\n"
             "from shapecheck.entry import main\n"
             f"main(['eval', *{list(args)!r}])\n")
+    base = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          env={**base, "PYTHONPATH": str(ROOT), **(env or {})})
     line = [l for l in done.stderr.splitlines() if l.startswith("LOADED")][-1]
     return set(line.split()[1:]), done
 
 
-def test_a_one_shot_text_answer_does_not_load_typer():
+def test_a_piped_one_shot_text_answer_loads_neither_typer_nor_rich():
     loaded, done = imported_by("x+y", "-s", "x=3,1", "-s", "y=4")
     assert done.returncode == 0 and "= (3, 4)" in done.stdout
-    assert {"libcst", "numpy", "rich"} <= loaded  # the parser, the engine, the renderer
+    assert {"libcst", "numpy"} <= loaded  # the parser, the engine
+    assert not loaded & {"typer", "rich"}  # plain lines, the bytes rich would write to a pipe
+
+
+def test_a_text_answer_for_a_terminal_is_drawn_by_rich():
+    loaded, done = imported_by("x+y", "-s", "x=3,1", "-s", "y=4", env={"FORCE_COLOR": "1"})
+    assert done.returncode == 0 and "\x1b[" in done.stdout  # in colour
+    assert {"libcst", "numpy", "rich"} <= loaded
     assert "typer" not in loaded
 
 
