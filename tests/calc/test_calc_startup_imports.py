@@ -56,3 +56,34 @@ def test_help_and_usage_errors_load_no_parser_engine_or_renderer(args):
     loaded, done = imported_by(*args)
     assert done.returncode in (0, 2)
     assert loaded == set(), loaded
+
+
+def test_a_one_shot_answer_pauses_the_collector_and_turns_it_back_on(monkeypatch, capsys):
+    import gc
+
+    from shapecheck import entry
+    from shapecheck.calc import arguments
+
+    seen = []
+    real_main = arguments.main
+    monkeypatch.setattr(arguments, "main", lambda argv: (seen.append(gc.isenabled()), real_main(argv))[1])
+    assert gc.isenabled()
+    assert entry.main(["eval", "x+y", "-s", "x=3,1", "-s", "y=4"]) == 0
+    assert seen == [False] and gc.isenabled()
+    assert "= (3, 4)" in capsys.readouterr().out
+
+
+def test_an_interactive_session_collects_garbage(monkeypatch):
+    import gc
+    import io
+
+    from shapecheck.calc import arguments, repl
+
+    seen = []
+    monkeypatch.setattr(repl, "run_repl", lambda *args: seen.append(gc.isenabled()) or 0)
+    gc.disable()
+    try:
+        assert arguments.main(["-i"], stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    finally:
+        gc.enable()
+    assert seen == [True]
