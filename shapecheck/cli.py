@@ -77,6 +77,9 @@ def lint(
     statistics: bool = typer.Option(False, "--statistics", help="Print the count per code instead."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     show_suppressed: bool = typer.Option(False, "--show-suppressed", help="Also list suppressed findings."),
+    coverage: bool = typer.Option(False, "--coverage",
+                                  help="Also report shape coverage: per file, the array expressions whose "
+                                       "rank and whose full shape the analyzer knew (reads no cache)."),
     color: ColorChoice = typer.Option(ColorChoice.auto, "--color",
                                       help="Colour text output: auto (a terminal, honouring NO_COLOR and "
                                            "FORCE_COLOR), always or never."),
@@ -89,7 +92,7 @@ def lint(
     raise typer.Exit(lint_command(
         list(paths or []), select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
         extend_exclude=extend_exclude, dialect=dialect, config=config, stdin_filename=stdin_filename,
-        jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output))
+        jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output, coverage=coverage))
 
 
 @app.command()

@@ -8,7 +8,7 @@ import traceback
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
@@ -16,6 +16,9 @@ from .findings import Finding, Span
 from .nesting import check_nesting
 from .positions import node_positions
 from .rules import INTERNAL_ERROR, SYNTAX_ERROR, RuleSpec
+
+if TYPE_CHECKING:
+    from .coverage import CoverageRecorder
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,13 @@ def finding_for(spec: RuleSpec, path: str, span: Span, message: str, **extra) ->
                    severity=spec.severity, message=message, **extra)
 
 
-def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS) -> list[Finding]:
-    """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099."""
+def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS,
+                   coverage: CoverageRecorder | None = None) -> list[Finding]:
+    """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099.
+
+    A ``coverage`` recorder, when given, is filled with the file's array-valued
+    expressions (analysis/coverage.py); without one the analysis pays nothing for it.
+    """
     with _collector_paused():
         nesting = check_nesting(source)
     refusal = nesting.refusal
@@ -58,7 +66,7 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
     node_positions(module, source, nesting.statement_lines)  # found as asked for, one statement at a time
     gc.freeze()  # the tree stays out of the collections the walk's own garbage sets off
     try:
-        return sorted(analyze_module(module, source, path, settings), key=Finding.sort_key)
+        return sorted(analyze_module(module, source, path, settings, coverage), key=Finding.sort_key)
     except RecursionError:
         return [finding_for(INTERNAL_ERROR, path, Span(1, 1, 1, 1),
                             "internal error: the file nests too deeply for the analyzer")]

@@ -56,8 +56,12 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
                  extend_select: list[str] | None = None, exclude: list[str] | None = None,
                  extend_exclude: list[str] | None = None, dialect: str | None = None,
                  config: Path | None = None, stdin_filename: str | None = None, jobs: int | None = None,
-                 no_cache: bool = False, cache_dir: Path | None = None, output: OutputOptions = OutputOptions()) -> int:
-    """Runs a lint and writes its output; returns the exit code. Usage errors print one line and give 2."""
+                 no_cache: bool = False, cache_dir: Path | None = None, output: OutputOptions = OutputOptions(),
+                 coverage: bool = False) -> int:
+    """Runs a lint and writes its output; returns the exit code. Usage errors print one line and give 2.
+
+    ``coverage`` adds the shape coverage report (lint/coverage.py) to the output.
+    """
     from .formats import render, render_statistics
     from .progress import progress_for
     from .runner import LintOptions, known_codes, run_lint
@@ -84,7 +88,7 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
         display = None if read_stdin else progress_for(output.format, sys.stderr)
         options = LintOptions(paths=tuple(p for p in paths if str(p) != "-"), stdin_filename=stdin_filename,
                               read_stdin=read_stdin, config=config, overrides=overrides, jobs=jobs,
-                              use_cache=not no_cache, progress=display.update if display else None)
+                              use_cache=not no_cache, coverage=coverage, progress=display.update if display else None)
         try:
             report = run_lint(options)
         finally:
@@ -107,6 +111,10 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
     else:
         width = terminal_width() if output.output_file is None else None
         text = render(report, output.format, color=color, show_suppressed=output.show_suppressed, width=width)
+    if coverage:
+        from .coverage import with_coverage
+        text = with_coverage(text, report, output.format, statistics=output.statistics, color=color,
+                             width=terminal_width() if output.output_file is None else None)
     if output.output_file is not None:
         try:
             output.output_file.write_text(text, encoding="utf-8")

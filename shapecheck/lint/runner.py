@@ -11,6 +11,7 @@ from concurrent.futures.process import BrokenProcessPool
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..analysis.findings import Finding, Span
 from ..analysis.rules import INTERNAL_ERROR, UNREADABLE_FILE, RuleSpec, all_rules
@@ -19,6 +20,9 @@ from .config import ConfigResolver, LintConfig, Overrides
 from .discover import discover
 from .notebooks import NotebookError, NotebookProgram, build_program, read_cells
 from .suppress import split_suppressed, unused_suppression_findings
+
+if TYPE_CHECKING:
+    from ..analysis.coverage import CoverageRecorder, FileCoverage
 
 # Below this much work a pool costs more to start than it saves.
 SERIAL_MAX_FILES = 8
@@ -36,6 +40,7 @@ class LintOptions:
     overrides: Overrides = field(default_factory=Overrides)
     jobs: int | None = None
     use_cache: bool = True
+    coverage: bool = False  # measure shape coverage (lint/coverage.py); cached entries lack it, so not read
     # Called as progress(files done, files in all, the file just linted), e.g. by lint/progress.py.
     progress: Callable[[int, int, str], None] | None = field(default=None, compare=False)
 
@@ -47,6 +52,7 @@ class FileResult:
     suppressed: list[Finding] = field(default_factory=list)
     # Source text for code frames, keyed by cell number (None for a .py file); only when there is something to show.
     sources: dict[int | None, str] = field(default_factory=dict)
+    coverage: FileCoverage | None = None
 
 
 @dataclass
@@ -57,8 +63,11 @@ class LintReport:
     warnings: list[str] = field(default_factory=list)
     sources: dict[tuple[str, int | None], str] = field(default_factory=dict)
     cache_hits: int = 0
+    coverage: dict[str, FileCoverage] = field(default_factory=dict)  # path -> counts, with --coverage
 
     def add(self, result: FileResult) -> None:
+        if result.coverage is not None:
+            self.coverage[result.path] = result.coverage
         self.findings.extend(result.findings)
         self.suppressed.extend(result.suppressed)
         for cell, text in result.sources.items():
@@ -73,6 +82,7 @@ class FileJob:
     config: LintConfig
     key: str | None
     cache_dir: str | None
+    coverage: bool = False
 
 
 def finding_for(spec: RuleSpec, path: str, span: Span, message: str) -> Finding:
@@ -109,7 +119,8 @@ def decode_python(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def analyze_bytes(path: str, data: bytes, kind: str, config: LintConfig) -> tuple[list[Finding], str, NotebookProgram | None]:
+def analyze_bytes(path: str, data: bytes, kind: str, config: LintConfig,
+                  coverage: CoverageRecorder | None = None) -> tuple[list[Finding], str, NotebookProgram | None]:
     """Raw findings (before selection and suppression), the analyzed text and, for notebooks, the program."""
     from ..analysis.api import analyze_source  # libcst and the interpreter load only when a file needs analysis
 
@@ -126,13 +137,13 @@ def analyze_bytes(path: str, data: bytes, kind: str, config: LintConfig) -> tupl
                 program = build_program(read_cells(text))
             except NotebookError as exc:
                 raise Unreadable(str(exc)) from None
-            findings = analyze_source(program.source, path, config.settings)
+            findings = analyze_source(program.source, path, config.settings, coverage)
             return [program.map_finding(f) for f in findings], program.source, program
         text = decode_python(data)
     except Unreadable as exc:
         span = Span(exc.line, 1, exc.line, 1)
         return [finding_for(UNREADABLE_FILE, path, span, str(exc))], "", None
-    return analyze_source(text, path, config.settings), text, None
+    return analyze_source(text, path, config.settings, coverage), text, None
 
 
 def finish(path: str, findings: list[Finding], text: str, program: NotebookProgram | None,
@@ -163,11 +174,17 @@ def finish(path: str, findings: list[Finding], text: str, program: NotebookProgr
 def lint_job(job: FileJob) -> FileResult:
     """One file, start to end; never raises (a bug here becomes SC099 for that file)."""
     try:
-        findings, text, program = analyze_bytes(job.path, job.data, job.kind, job.config)
+        recorder = None
+        if job.coverage:
+            from ..analysis.coverage import CoverageRecorder
+            recorder = CoverageRecorder()
+        findings, text, program = analyze_bytes(job.path, job.data, job.kind, job.config, recorder)
         findings += unused_suppression_findings(findings, text, job.path, program)
         if job.key is not None and job.cache_dir is not None:
             Cache(Path(job.cache_dir)).put(job.key, findings)
-        return finish(job.path, findings, text, program, job.config)
+        result = finish(job.path, findings, text, program, job.config)
+        result.coverage = recorder.summary() if recorder is not None else None
+        return result
     except Exception as exc:  # the run must go on whatever one file does
         return internal_error(job.path, f"{type(exc).__name__}: {exc}")
 
@@ -200,7 +217,8 @@ def run_lint(options: LintOptions) -> LintReport:
         display = options.stdin_filename or "-"
         config = resolver.for_file(Path(display))
         data = sys.stdin.buffer.read()
-        report.add(list(run_isolated([FileJob(display, data, kind_of(display), config, None, None)]))[0])
+        job = FileJob(display, data, kind_of(display), config, None, None, options.coverage)
+        report.add(list(run_isolated([job]))[0])
         report.files_checked = 1
         report.warnings = resolver.warnings
         _sort(report)
@@ -234,13 +252,13 @@ def run_lint(options: LintOptions) -> LintReport:
             cache_path = config.effective_cache_dir()
             cache = caches.setdefault(cache_path, Cache(cache_path))
             key = cache_key(data, kind, config.fingerprint())
-            cached = cache.get(key, path)
+            cached = cache.get(key, path) if not options.coverage else None
             if cached is not None:
                 report.cache_hits += 1
                 report.add(_finish_cached(path, data, kind, cached, config))
                 continue
             cache_dir = str(cache_path)
-        pending.append(FileJob(path, data, kind, config, key, cache_dir))
+        pending.append(FileJob(path, data, kind, config, key, cache_dir, options.coverage))
     done, total = len(discovery.files) - len(pending), len(discovery.files)
     for result in _run_jobs(pending, options.jobs):
         report.add(result)

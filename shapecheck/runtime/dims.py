@@ -107,6 +107,26 @@ def sym(name: str) -> Dim:
     return Sym.atom(name)
 
 
+def atoms(d: Dim) -> frozenset[str]:
+    """The plain symbol names a dim is made of (opaque atoms such as ``C//H`` are left out)."""
+    if not isinstance(d, Sym):
+        return frozenset()
+    return frozenset(a for mono, _ in d.terms for a in mono if a.isidentifier())
+
+
+def substitute(d: Dim, sizes: dict[str, int]) -> Dim:
+    """``d`` with the named symbols replaced by sizes; other atoms stay symbolic."""
+    if not isinstance(d, Sym):
+        return d
+    total: Dim = 0
+    for mono, coeff in d.terms:
+        term: Dim = coeff
+        for atom in mono:
+            term = mul(term, sizes[atom] if atom in sizes else Sym.atom(atom))
+        total = add(total, term)
+    return total
+
+
 def is_known(d: Dim) -> bool:
     return not isinstance(d, UnknownDim)
 
@@ -351,5 +371,5 @@ __all__ = [
     "is_concrete", "shape_is_concrete", "add", "sub", "neg", "mul", "product",
     "floordiv", "exact_div", "eq", "is_one", "is_zero", "dims_equal", "both",
     "either", "not_", "le", "lt", "numel", "normalize_axis", "format_dim", "format_shape",
-    "parse_dim",
+    "parse_dim", "atoms", "substitute",
 ]

@@ -65,6 +65,35 @@ _NUMPY_NO_BOOL_LOOP = frozenset({"floor_divide", "pow", "power", "fmod", "remain
 FLOAT_OUTPUT_OPS = frozenset({"atan2", "arctan2", "hypot", "logaddexp", "copysign"})
 
 
+SPELLINGS = {
+    "float": "float64", "int": "int64", "bool": "bool", "complex": "complex128",
+    "float16": "float16", "float32": "float32", "float64": "float64", "half": "float16",
+    "double": "float64", "single": "float32", "long": "int64", "short": "int16",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool_": "bool",
+    "bfloat16": "bfloat16", "complex64": "complex64", "complex128": "complex128",
+    "cfloat": "complex64", "cdouble": "complex128", "float_": "float64", "intp": "int64",
+}
+"""The dtype a name stands for: a string (``dtype="float32"``), numpy's attributes
+(``np.float32``, ``np.intp``) and Python's types (``dtype=float``: float64 in both libraries)."""
+
+TORCH_ATTRIBUTES = dict(SPELLINGS, float="float32", int="int32")
+"""torch's dtype attributes: ``torch.float`` is float32 and ``torch.int`` int32."""
+
+TORCH_CONVERSION_METHODS = {"float": "float32", "double": "float64", "half": "float16",
+                            "long": "int64", "int": "int32", "bool": "bool",
+                            "bfloat16": "bfloat16", "short": "int16", "byte": "uint8",
+                            "char": "int8"}
+"""``Tensor.float()`` and friends: the dtype each converts to."""
+
+
+def dtype_spelling(name: object) -> str | None:
+    """The dtype a string argument names (``"float32"``, ``"float"``), or None."""
+    if not isinstance(name, str):
+        return None
+    return SPELLINGS.get(name, name if name in _INFO else None)
+
+
 def torch_dtype_name(dtype: str) -> str:
     """torch's name for a dtype in its messages: "float32" -> "Float"."""
     return _TORCH_NAMES[dtype]

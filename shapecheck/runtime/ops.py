@@ -72,12 +72,14 @@ backward.
 same-numel, non-broadcastable operands with a deprecation warning.
 
 Public names: ArrayArg, OpSpec, lookup, all_specs, call_view_kind,
-output_layout, resolved_view_kind, writes_reach_input, index_items,
-VIEW_KINDS, ALIASING_KINDS.
+output_layout, resolved_view_kind, writes_reach_input, keeps_shape, is_array_op,
+shape_from_arguments,
+index_items, VIEW_KINDS, ALIASING_KINDS.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
@@ -92,7 +94,7 @@ from .arguments import ndim_of as _ndim
 from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import shape_is_concrete
+from .dims import UNKNOWN, shape_is_concrete
 from .layout import torch_view_strides
 from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
@@ -100,6 +102,7 @@ from .views import LayoutFn, call_view_kind, output_layout, resolved_view_kind
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
+_broadcast = importlib.import_module(".rules.broadcast", __package__)
 _broadcast_views = importlib.import_module(".rules.broadcast_views", __package__)
 _contractions = importlib.import_module(".rules.contractions", __package__)
 _indexing = importlib.import_module(".rules.indexing", __package__)
@@ -141,6 +144,10 @@ class OpSpec:
     saves_output: bool = False
     """Autograd keeps the output for the backward pass: writing into it in place breaks
     backward (torch's "modified by an inplace operation")."""
+    keeps_shape: bool = False
+    """The output has input 0's shape whatever the other arguments are: a unary element-wise
+    op, an activation, a copy, a dtype or device conversion. It is what an analyzer may
+    still say of the result when input 0's shape is only partly known."""
 
     def applies_to(self, dialect: Dialect) -> bool:
         return self.library in ("both", dialect.library)
@@ -150,13 +157,22 @@ class OpSpec:
 # the table
 
 _TABLE: dict[tuple[str, str], OpSpec] = {}
+_SHAPE_KEEPING_RULES: set[Callable[..., Result]] = set()
+
+
+def _shape_keeping(rule: Callable[..., Result]) -> Callable[..., Result]:
+    """Mark a rule whose result always has input 0's shape (OpSpec.keeps_shape by default)."""
+    _SHAPE_KEEPING_RULES.add(rule)
+    return rule
 
 
 def _add(name: str, library: str, rule: Callable[..., Result], *, inplace: bool = False,
          view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
          multi_output: bool = False, layout: LayoutFn | None = None,
-         saves_output: bool = False) -> None:
+         saves_output: bool = False, keeps_shape: bool | None = None) -> None:
     assert view_kind in VIEW_KINDS, view_kind
+    if keeps_shape is None:
+        keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
     if inplace:
         view_map: dict[int, list[int]] = {}
         destroy_map = {0: [0]}
@@ -166,7 +182,7 @@ def _add(name: str, library: str, rule: Callable[..., Result], *, inplace: bool 
     for lib in (("numpy", "torch") if library == "both" else (library,)):
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
-                                     multi_output, layout, saves_output)
+                                     multi_output, layout, saves_output, keeps_shape)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
@@ -177,6 +193,53 @@ def lookup(name: str, dialect: Dialect) -> OpSpec | None:
 def all_specs() -> list[OpSpec]:
     """Every entry; an op both libraries share appears once per library."""
     return list(_TABLE.values())
+
+
+@functools.cache
+def keeps_shape(name: str) -> bool:
+    """Some library's op spelled ``name`` returns input 0's shape whatever its other
+    arguments (see OpSpec.keeps_shape)."""
+    return any(spec.keeps_shape for (n, _), spec in _TABLE.items() if n == name)
+
+
+@functools.cache
+def is_array_op(name: str) -> bool:
+    """Some library has an op spelled ``name``: a method of that name on an array of unknown
+    library most likely returns an array, even where this library lacks the op."""
+    return any(n == name for n, _ in _TABLE)
+
+
+# Methods whose result's sizes are their own arguments: reshape(2, -1) is 2-D whatever it
+# reshapes; new_zeros(sizes) has those sizes.
+_SIZED_BY_ARGUMENTS = {"reshape": True, "view": True, "expand": True, "new_zeros": False,
+                       "new_ones": False, "new_empty": False, "new_full": False}
+
+
+def shape_from_arguments(name: str, args: tuple, dialect: Dialect) -> tuple | None:
+    """What a method's own arguments say of its result when input 0's shape is unknown.
+
+    ``x.reshape(B, -1)`` is (B, ?) and ``x.permute(0, 2, 1)`` has rank 3, whatever x is;
+    ``x.new_zeros((2, 3))`` is (2, 3). ``args`` are the call's arguments after input 0
+    (ints or Dims, UNKNOWN for ints nobody knows); None when they say nothing.
+    """
+    if dialect.is_numpy and name != "reshape":
+        return None  # numpy's view takes a dtype; its reshape takes the same sizes
+    if name in _SIZED_BY_ARGUMENTS:
+        if name == "new_full":
+            args = args[:1]
+        sizes = size_args(args)
+        if not sizes or not all(_is_size(s) for s in sizes):
+            return None
+        minus_one = _SIZED_BY_ARGUMENTS[name]
+        return tuple(UNKNOWN if minus_one and s == -1 else s for s in sizes)
+    if name == "permute":
+        dims = size_args(args)
+        return (UNKNOWN,) * len(dims) if dims and all(isinstance(d, int) for d in dims) else None
+    return None
+
+
+def _is_size(value: Any) -> bool:
+    return not isinstance(value, (bool, float, str, tuple, list, ArrayArg)) and value is not None
 
 
 def writes_reach_input(name: str) -> bool:
@@ -231,6 +294,21 @@ _UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ce
 # numpy's tril/triu turn a 1-D input into a matrix; torch's keep the shape (and need 2-D).
 _TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac", "tril", "triu")
 _TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
+# Predicates and element-wise ops without an in-place twin (numpy's are functions only, bar conj).
+_NUMPY_PREDICATES = ("absolute", "fabs", "isnan", "isfinite", "isinf", "logical_not", "conj",
+                     "conjugate", "positive", "signbit")
+_TORCH_PREDICATES = ("isnan", "isfinite", "isinf", "logical_not", "conj", "positive", "signbit",
+                     "absolute", "sgn")
+# torch.nn.functional's activations and dropouts keep the input's shape.
+_FUNCTIONAL_SHAPE_KEEPING = ("relu", "relu6", "gelu", "silu", "softplus", "elu", "leaky_relu",
+                             "hardtanh", "mish", "selu", "celu", "logsigmoid", "softsign",
+                             "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
+                             "alpha_dropout", "feature_alpha_dropout", "normalize", "hardsigmoid",
+                             "hardswish", "tanhshrink", "softshrink", "hardshrink", "threshold",
+                             "rrelu")
+# Tensor methods that convert dtype or device: the tensor itself when nothing changes.
+_TORCH_CONVERSIONS = ("float", "double", "half", "long", "int", "bool", "short", "bfloat16", "byte",
+                      "char", "cpu", "cuda")
 # Ops whose backward reads their own output, so autograd saves it (checked against torch in
 # the tests): an in-place write into that output breaks backward.
 _SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
@@ -277,9 +355,19 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
     return rule
 
 
+@_shape_keeping
 def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     """A unary pointwise op (or a fill): the result has the operand's shape."""
     return Result.of(_shape(args[0]) if args else ())
+
+
+def _clamp_rule(x: Any, *bounds: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
+    """clip / clamp: array bounds broadcast with the input, as in an element-wise op."""
+    given = list(bounds) + [kwargs[k] for k in ("min", "max", "a_min", "a_max") if k in kwargs]
+    shapes = [_shape(x)] + [_shape(b) for b in given if _is_array(b)]
+    if len(shapes) == 1:
+        return Result.of(shapes[0])
+    return _broadcast.broadcast_shapes(*shapes, dialect=dialect)
 
 
 def _where_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -344,6 +432,21 @@ def _register_pointwise() -> None:
     for name in _TORCH_SHAPE_KEEPING:
         _add(f"torch.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
         _add(name, "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+    for name in _NUMPY_PREDICATES:
+        _add(f"np.{name}", "numpy", _identity_rule)
+    for name in ("conj", "conjugate"):
+        _add(name, "numpy", _identity_rule)
+    for name in _TORCH_PREDICATES:
+        _add(f"torch.{name}", "torch", _identity_rule)
+        _add(name, "torch", _identity_rule)
+    for name in _FUNCTIONAL_SHAPE_KEEPING:
+        _add(f"F.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+    for name in _TORCH_CONVERSIONS:
+        _add(name, "torch", _identity_rule, view_kind="same")
+    for name in ("np.clip", "clip"):
+        _add(name, "numpy", _clamp_rule)
+    for name in ("torch.clamp", "torch.clip", "clamp", "clip"):
+        _add(name, "torch", _clamp_rule)
     for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
         _add(dunder, "both", _identity_rule)
     _add("fill_", "torch", _identity_rule, inplace=True)
@@ -498,6 +601,7 @@ def _diagonal_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Resul
     return _splits.diagonal(_shape(x), *values, dialect=dialect)
 
 
+@_shape_keeping
 def _same_shape_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     """copy / clone / detach / contiguous / asarray / astype / real / imag: shape unchanged."""
     return Result.of(_shape(x))

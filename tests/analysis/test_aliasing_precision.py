@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+import pytest
 
 from shapecheck.analysis.api import analyze_source
 
@@ -47,13 +48,23 @@ def test_code_that_relies_on_the_write_reaching_the_base_is_still_reported():
     assert namespace["zero_first"](np.ones((3, 2)).T)[0, 0] == 1  # a copy: it is lost
 
 
-def test_a_parameter_known_only_for_its_aliasing_stays_unknown_for_shapes():
-    # x may be a list or a DataFrame: reshaping it says nothing certain about shapes, in the
-    # function or at its callers, although its writes and reads reach SC306.
+def test_what_a_body_does_to_a_parameter_nothing_is_known_of_gives_it_a_shape():
+    # x.reshape(3, 4) is (3, 4) whatever x was, in numpy and torch alike, so the matmul fails
+    # for every x; what f returns is still unknown to its callers.
     inside = "import numpy as np\ndef f(x):\n    return x.reshape(3, 4) @ np.ones(5)\n"
     caller = "import numpy as np\ndef f(x):\n    return x.reshape(3, 4)\nz = f(a) + np.ones(5)\n"
-    assert codes(inside) == [] and codes(caller) == []
+    assert codes(inside) == [(3, "SC106")] and codes(caller) == []
+    with pytest.raises(ValueError):
+        np.arange(12).reshape(3, 4) @ np.ones(5)
     assert codes("import numpy as np\ndef f(x):\n    a = x[[1, 2]]\n    a[0] = 1\n") == []
+
+
+def test_a_method_whose_meaning_differs_between_the_libraries_says_nothing_of_a_parameter():
+    # numpy's transpose(1, 2) of a 3-d array fails, torch's swaps two dims: x may be either.
+    code = "def f(x):\n    B, T, C = x.shape\n    return x.transpose(1, 2)\n"
+    assert codes("import numpy as np\n" + code) == []
+    with pytest.raises(ValueError):
+        np.ones((2, 3, 4)).transpose(1, 2)
 
 
 def test_a_layout_dependent_write_in_a_branch_is_reported_when_the_base_is_read_after():

@@ -45,14 +45,14 @@ CASES = {
         def f(a: Float[np.ndarray, "n 3"], b: Float[np.ndarray, "n 4"]):
             return a + b
         """, [(5, "SC101")]),
-    "jaxtyping symbols that may be equal are not errors": (
+    "jaxtyping symbols that may be equal are no error, only the named-dims warning": (
         """
         import torch
         from jaxtyping import Float
         from torch import Tensor
         def f(x: Float[Tensor, "b t c"], y: Float[Tensor, "b t d"]):
             return x + y
-        """, []),
+        """, [(6, "SC112")]),
     "variadic jaxtyping dims keep the known trailing dim for nn.Linear": (
         """
         import torch
@@ -355,3 +355,19 @@ def test_masked_arrays_and_matrices_have_no_ndarray_semantics():
 def test_np_matmul_is_not_mistaken_for_np_matrix():
     source = "import numpy as np\nc = np.matmul(np.ones((2, 3)), np.ones((4, 5)))\n"
     assert codes(source) == [(2, "SC106")]
+
+
+def test_python_types_as_dtypes_are_64_bit_in_torch_too():
+    torch = pytest.importorskip("torch")
+    source = """
+        import torch
+        x = torch.zeros(3, dtype=float)
+        i = torch.zeros(3, dtype=torch.int)
+        i += x
+        """
+    with pytest.raises(RuntimeError) as raised:
+        i = torch.zeros(3, dtype=torch.int)
+        i += torch.zeros(3, dtype=float)
+    found = analyze_source(textwrap.dedent(source), "t.py", AnalysisSettings())
+    assert [(f.line, f.code) for f in found] == [(5, "SC202")]
+    assert "Double" in str(raised.value) and "Double" in found[0].message

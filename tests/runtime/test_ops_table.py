@@ -263,6 +263,8 @@ def test_every_name_exists_in_its_library_as_spelled():
             assert library == "numpy" and _resolves(np, name[3:]), name
         elif name.startswith("torch."):
             assert library == "torch" and _resolves(torch, name[6:]), name
+        elif name.startswith("F."):
+            assert library == "torch" and _resolves(torch.nn.functional, name[2:]), name
         elif name.startswith("__") and hasattr(operator, name):
             continue  # an operator: Python's protocol, reflected or in place
         else:
@@ -287,3 +289,75 @@ def test_index_items_keeps_symbolic_integers_for_the_indexing_rule():
     items = ops.index_items((sym("i"), slice(None)))
     assert items[0] == IntIndex(sym("i"))
     assert tuple(index((sym("B"), 3), items, dialect=NUMPY).shape) == (3,)
+
+
+# Arguments some shape-keeping ops cannot do without (a dim, a dtype).
+_REQUIRED_ARGS = {"softmax": (1,), "log_softmax": (1,), "torch.softmax": (1,),
+                  "torch.log_softmax": (1,), "F.softmax": (1,), "F.log_softmax": (1,),
+                  "F.softmin": (1,), "F.threshold": (0.5, 0.0), "astype": ("float32",)}
+
+
+def _run_real(name, library, x):
+    import torch
+    extra = _REQUIRED_ARGS.get(name, ())
+    if name.startswith("np."):
+        return getattr(np, name[3:])(x, *extra)
+    if name.startswith("torch."):
+        return getattr(torch, name[6:])(x, *extra)
+    if name.startswith("F."):
+        return getattr(torch.nn.functional, name[2:])(x, *extra)
+    if name.startswith("__"):
+        import operator
+        return getattr(operator, name)(x)
+    member = getattr(x, name)
+    return member(*extra) if callable(member) else member  # .real, .imag are attributes
+
+
+def test_every_shape_keeping_op_returns_its_input_shape_in_the_real_library():
+    torch = pytest.importorskip("torch")
+    keeping = [s for s in ops.all_specs() if s.keeps_shape]
+    assert {"np.exp", "F.gelu", "torch.isnan", "float", "clone", "np.copy"} <= {
+        s.name for s in keeping}
+    for spec in keeping:
+        if spec.name == "cuda":
+            continue  # no device here; torch documents it as a copy of the same shape
+        for values in ([[0.5, -1.0, 2.0], [1.5, 0.0, -0.25]], [[1, 0, 3], [2, 1, 0]],
+                       [[1j, 0, 3], [2, 1 + 1j, 0]]):
+            x = np.array(values) if spec.library == "numpy" else torch.tensor(values)
+            try:
+                out = _run_real(spec.name, spec.library, x)
+            except (TypeError, RuntimeError):
+                continue  # this dtype is refused (~ of a float, torch's imag of a real)
+            assert tuple(out.shape) == (2, 3), spec.name
+            break
+        else:
+            raise AssertionError(f"{spec.name} ran on no input")
+        rule_out = spec.rule(ArrayArg((2, 3), "float32"), *_REQUIRED_ARGS.get(spec.name, ()),
+                             dialect=NUMPY if spec.library == "numpy" else TORCH)
+        assert tuple(rule_out.shape) == (2, 3), spec.name
+
+
+def test_keeps_shape_is_not_claimed_for_ops_whose_bounds_broadcast():
+    torch = pytest.importorskip("torch")
+    assert not ops.keeps_shape("clip") and not ops.keeps_shape("torch.clamp")
+    x = torch.zeros(3, 1)
+    assert tuple(torch.clamp(x, min=torch.zeros(4)).shape) == (3, 4)
+    assert tuple(lookup("torch.clamp", TORCH).rule(
+        ArrayArg((3, 1), "float32"), min=ArrayArg((4,), "float32"), dialect=TORCH).shape) == (3, 4)
+    assert np.clip(np.zeros((3, 1)), np.zeros(4), 1).shape == tuple(lookup("np.clip", NUMPY).rule(
+        ArrayArg((3, 1), "float64"), ArrayArg((4,), "float64"), 1, dialect=NUMPY).shape)
+
+
+def test_sizes_in_the_arguments_give_the_result_shape_without_the_input():
+    from shapecheck.runtime.dims import UNKNOWN, sym
+    torch = pytest.importorskip("torch")
+    b = sym("B")
+    assert ops.shape_from_arguments("view", (b, -1, 4), TORCH) == (b, UNKNOWN, 4)
+    assert ops.shape_from_arguments("reshape", ((2, 6),), NUMPY) == (2, 6)
+    assert ops.shape_from_arguments("view", ("float32",), NUMPY) is None  # a dtype view
+    assert ops.shape_from_arguments("permute", (0, 2, 1), TORCH) == (UNKNOWN,) * 3
+    assert ops.shape_from_arguments("new_zeros", ((2, 3),), TORCH) == (2, 3)
+    x = torch.zeros(4, 6)
+    assert tuple(x.view(2, -1, 4).shape)[::2] == (2, 4)
+    assert tuple(x.new_zeros((2, 3)).shape) == (2, 3)
+    assert tuple(x.unsqueeze(0).permute(0, 2, 1).shape) == (1, 6, 4)

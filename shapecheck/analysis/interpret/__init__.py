@@ -5,8 +5,9 @@ them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
 creation, functions (summaries and specialization), modules (classes
 and torch.nn) and effects (alias facts of every array, and the write and
-read events SC301-SC304, SC306 and SC307 fire from). Every op is evaluated by the runtime (shapecheck.runtime),
-so the shape rules exist once; this package only turns source into
+read events SC301-SC304, SC306 and SC307 fire from) and constraints
+(symbols the code names, and SC112). Every op is evaluated by the runtime
+(shapecheck.runtime), so the shape rules exist once; this package only turns source into
 operands and runtime verdicts into findings. Anything it does not
 understand evaluates to an unknown value, which never produces a finding.
 """
@@ -21,6 +22,7 @@ from ...runtime.dialects import Dialect, get_dialect
 from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
 from .calls import Calls
+from .constraints import Constraints
 from .context import Context, Step
 from .creation import Creation
 from .effects import Effects
@@ -33,7 +35,7 @@ from .statements import Statements
 
 
 class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
-                  Effects):
+                  Effects, Constraints):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
@@ -41,9 +43,15 @@ class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, 
         Context.__init__(self, module, source, path, settings, force_dialect)
 
 
-def analyze_module(module: cst.Module, source: str, path: str, settings: Any) -> list[Finding]:
-    """All shape, in-place and aliasing findings for one parsed module."""
-    return Interpreter(module, source, path, settings).run()
+def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
+                   coverage: Any = None) -> list[Finding]:
+    """All shape, in-place and aliasing findings for one parsed module.
+
+    ``coverage``, a CoverageRecorder, records every array-valued expression evaluated.
+    """
+    interp = Interpreter(module, source, path, settings)
+    interp.coverage = coverage
+    return interp.run()
 
 
 def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:

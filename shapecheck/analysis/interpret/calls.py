@@ -5,11 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 import libcst as cst
+import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
+from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
+from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
+from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import ShapeError
 from ..imports import canonical
@@ -36,24 +40,22 @@ from .env import ArrayMethod, GeneratorMethod, Iterable
 from .names import (
     AUG_LABEL,
     BINARY_UFUNCS,
-    CLASS_TARGET_LOSSES,
-    DTYPE_METHODS,
-    DTYPE_NAMES,
-    ELEMENTWISE,
+    CONVERSIONS,
     JOIN_FUNCS,
     LIST_MUTATORS,
     NEW_AXIS_OPS,
     NON_MUTATING_BUILTINS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
-    PAIRWISE_LOSSES,
-    REDUCTIONS,
-    SHAPE_METHODS,
     SOLVES,
     STATE_REGISTRARS,
     UNMODELED_KWARGS,
 )
 from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
+
+
+# ndarray's methods and attributes: a method outside them says the array is a tensor.
+_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 
 
 class Calls:
@@ -241,7 +243,7 @@ class Calls:
             return UNKNOWN_VALUE
         if qualname == "numpy.random.default_rng" or qualname == "numpy.random.RandomState":
             return GeneratorValue()
-        if name in DTYPE_NAMES and not args:
+        if name in SPELLINGS and not args:
             return UNKNOWN_VALUE
         if name in ("ndim", "shape", "size") and library == "numpy" and len(args) == 1 and not kwargs:
             source = args[0]
@@ -257,8 +259,7 @@ class Calls:
         if created is not None:
             return created
         short = name.rsplit(".", 1)[-1]
-        if qualname.startswith("torch.nn.functional.") and (
-                short in PAIRWISE_LOSSES or short in CLASS_TARGET_LOSSES):
+        if qualname.startswith("torch.nn.functional.") and short in FUNCTIONAL_LOSSES:
             return self.loss(node, short, args, kwargs, arg_nodes)
         if qualname in SOLVES:
             self.check_solve(node, qualname, args, arg_nodes)
@@ -291,8 +292,9 @@ class Calls:
                                 if isinstance(i, AbstractArray))
         origin_array = arrays[0]
         dtype = origin_array.dtype if short not in ("argmax", "argmin") else "int64"
+        shape_keeping = any(self.keeps_shape(c) for c in candidates)
         if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
-            if short in ELEMENTWISE and args and isinstance(args[0], AbstractArray):
+            if shape_keeping and args and isinstance(args[0], AbstractArray):
                 return args[0].derived(args[0].shape, self.origin(node),
                                        dtype=dtype, reduced=args[0].reduced,
                                        explicit_axis=args[0].explicit_axis)
@@ -322,12 +324,15 @@ class Calls:
             self.check_reduced_axis(node, args[0], args[1], arg_nodes[0], arg_nodes[1])
         out = self.array_result(result, origin_array, node, dtype=dtype, library=lib,
                                 explicit_axis=short in NEW_AXIS_OPS)
+        if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
+            out = replace(out, reduced=origin_array.reduced,
+                          explicit_axis=origin_array.explicit_axis)
         return self.with_reduction(out, short, origin_array, args[1:], kwargs)
 
     def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
                        kwargs: dict) -> Value:
         """Mark a reduction over one axis without keepdims (SC103's provenance)."""
-        if name not in REDUCTIONS or source.shape is None or len(source.shape) < 2:
+        if name not in REDUCE_OPS or source.shape is None or len(source.shape) < 2:
             return out
         axis = kwargs.get("axis", kwargs.get("dim", rest[0] if rest else None))
         # torch's second positional is keepdim; numpy's is dtype.
@@ -402,8 +407,8 @@ class Calls:
             return replace(array, dtype=dtype, origin=origin, alias=None)
         if "dtype" in kwargs:
             dtype = dtype_from(kwargs["dtype"], array.library)
-        if name in DTYPE_METHODS and array.library == "torch" and not args:
-            dtype = DTYPE_METHODS[name]
+        if name in TORCH_CONVERSION_METHODS and array.library == "torch" and not args:
+            dtype = TORCH_CONVERSION_METHODS[name]
         if name in ("argmax", "argmin"):
             dtype = "int64"
         if name.startswith("__"):
@@ -419,32 +424,70 @@ class Calls:
         origin = self.origin(node)
         if name is None:
             return AbstractArray(None, dtype, array.library, origin)
-        dialect = self.dialect_for(array.library)
         conv_args = tuple(self.to_arg(v) for v in args)
         conv_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
+        libraries = (array.library,)
+        if self.library_unsure(array):
+            settled = self.settle_library(node, array, name, conv_args, conv_kwargs)
+            if settled is None:
+                return AbstractArray(None, dtype, array.library, origin)
+            array = settled
+            libraries = self.libraries_with(name) or libraries
+        dialect = self.dialect_for(array.library)
         if array.shape is None or any(a is FAIL for a in conv_args) or any(
                 a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:
-            if name in ELEMENTWISE or keep_provenance or name in DTYPE_METHODS and not args \
-                    or name in ("astype", "to", "type", "detach", "clone", "copy", "contiguous",
-                                "cpu", "cuda", "requires_grad_"):
+            if self.keeps_shape(name) or keep_provenance or name in CONVERSIONS:
                 return replace(array, origin=origin, dtype=dtype, alias=None)
-            if array.shape is not None and name in REDUCTIONS and self.lookup(name, dialect) is None:
+            if array.shape is not None and name in REDUCE_OPS and self.lookup(name, dialect) is None:
                 reduced = self.fallback_reduce(node, array, name, args, kwargs, dialect, dtype)
                 if reduced is not None:
                     return reduced
-            if self.lookup(name, dialect) is None and name not in REDUCTIONS and \
-                    name not in SHAPE_METHODS:
+            if self.lookup(name, dialect) is None and not self.is_array_op(name):
                 return UNKNOWN_VALUE
-            return AbstractArray(None, dtype, array.library, origin)
+            sized = tuple(UNKNOWN if a is FAIL and len(conv_args) > 1 else a for a in conv_args)
+            shapes = {None if FAIL in sized else self.shape_from_arguments(
+                name, sized, self.dialect_for(lib)) for lib in libraries}
+            return AbstractArray(shapes.pop() if len(shapes) == 1 else None, dtype, array.library,
+                                 origin)
         func_node = getattr(node, "func", node)
         operands = [(array, func_node.value if isinstance(func_node, cst.Attribute) else node)]
         operands += list(zip(args, arg_nodes or [node] * len(args)))
         result = self.apply(name, dialect, (array_arg(array),) + conv_args, conv_kwargs, node,
                             operands, f".{name}()")
         out = self.array_result(result, array, node, dtype=dtype)
-        if (keep_provenance or name in ELEMENTWISE) and isinstance(out, AbstractArray):
+        if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return out
+
+    def library_unsure(self, array: AbstractArray) -> bool:
+        """The array's library is a guess: a parameter nothing is known of (or computed only
+        from such), which may be a numpy array or a tensor alike."""
+        return array.alias is not None and array.alias.storage is not None and \
+            not array.alias.storage.is_array
+
+    def libraries_with(self, name: str) -> tuple[str, ...]:
+        return tuple(lib for lib in ("numpy", "torch")
+                     if self.lookup(name, self.dialect_for(lib)) is not None)
+
+    def settle_library(self, node, array: AbstractArray, name: str, args: tuple,
+                       kwargs: dict) -> AbstractArray | None:
+        """A method on an array whose library is a guess. When one library has the method, the
+        code says which library it is. When both do, the verdict counts only if it is the
+        same in both (an error then fails either way); None when the two disagree."""
+        libraries = self.libraries_with(name)
+        if libraries == ("torch",) and name not in _NDARRAY_MEMBERS:
+            return replace(array, library="torch")  # permute, unsqueeze, masked_fill, ...
+        if array.shape is None:
+            return array
+        if len(libraries) < 2 or FAIL in args or FAIL in kwargs.values():
+            return None  # one library's verdict, and the other's is not known
+        verdicts = []
+        for lib in libraries:
+            with self.suppressed():
+                result = self.apply(name, self.dialect_for(lib), (array_arg(array),) + args,
+                                    kwargs, node, [], f".{name}()")
+            verdicts.append(None if result is None else result.outputs)
+        return array if verdicts[0] == verdicts[1] else None
 
     def fallback_reduce(self, node, array: AbstractArray, name: str, args: list, kwargs: dict,
                         dialect: Dialect, dtype: str | None) -> Value | None:

@@ -134,6 +134,7 @@ class Context:
         self.in_assert = False  # reads inside an assert test what a write did, on purpose
         self.metadata_read = False
         self.copies: set[int] = set()  # subscripts that certainly copy (advanced indexing)
+        self.named_symbols: dict[str, Any] = {}  # symbol -> where the code named it (SC112)
         self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
 
     def run(self) -> list[Finding]:
@@ -196,6 +197,10 @@ class Context:
             return
         span = self.span(node)
         key = (code, span.line, span.column)
+        # SC112 is the weakest word on an op: any other finding there names the cause.
+        if code != "SC112":
+            (self.capture[-1] if self.capture else self.findings).pop(
+                ("SC112", span.line, span.column), None)
         if self.capture:
             sink = self.capture[-1]
             if key not in sink:
@@ -206,6 +211,12 @@ class Context:
             self.findings[key] = Finding(path=self.path, span=span, code=code, name=spec.name,
                                          severity=spec.severity, message=message,
                                          related=related)
+
+    def reported_at(self, node: cst.CSTNode) -> bool:
+        """Some finding is already reported at this node's position."""
+        span = self.span(node)
+        keys = self.capture[-1] if self.capture else self.findings
+        return any(key[1:] == (span.line, span.column) for key in keys)
 
     def emit_at_call(self, node: cst.CSTNode, where: str, captured: dict) -> None:
         """Findings a callee has only with this call's arguments are reported at the call."""

@@ -51,19 +51,27 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dims import eq, format_shape
 from ...runtime.layout import Layout, overlap, torch_overlap_status
+from ...runtime.rules import indexing as rt_indexing
 from ..imports import canonical, dotted_name
 from ..rules.aliasing import (
     argument_mutation_messages,
     layout_dependent_write_message,
     leaf_inplace_message,
-    stale_alias_message,
-    write_to_copy_message,
     overlapping_inplace_message,
     saved_output_inplace_message,
+    stale_alias_message,
     write_to_broadcast_view_message,
+    write_to_copy_message,
 )
-from ..values import Alias, AbstractArray, ConstValue, ModuleRef, Storage, TupleValue, Value
-from ...runtime.rules import indexing as rt_indexing
+from ..values import (
+    AbstractArray,
+    Alias,
+    ConstValue,
+    ModuleRef,
+    Storage,
+    TupleValue,
+    Value,
+)
 from .contracts import ALLOCATORS, mutation_is_documented, returns_value
 from .operands import FAIL, array_arg, rule_index_items, to_arg
 

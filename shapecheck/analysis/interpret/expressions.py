@@ -87,13 +87,18 @@ def _op_label(op: str) -> str:
 
 
 class Expressions:
+    coverage = None  # a CoverageRecorder (analysis/coverage.py) when shape coverage is asked for
+
     def eval(self, node: cst.BaseExpression | None) -> Value:
         if node is None:
             return UNKNOWN_VALUE
         handler = getattr(self, "expr_" + type(node).__name__, None)
         if handler is None:
             return UNKNOWN_VALUE
-        return handler(node)
+        value = handler(node)
+        if self.coverage is not None and isinstance(value, AbstractArray):
+            self.coverage.record(node, value)
+        return value
 
     def expr_Name(self, node: cst.Name) -> Value:
         name = node.value

@@ -9,6 +9,7 @@ from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import LOSSES
 from ...runtime.nn import build as build_layer
+from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.loss import CLASS_LOSSES
 from ...runtime.verdicts import ShapeError
@@ -24,7 +25,7 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, SHAPE_PRESERVING
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 from .operands import array_arg
 
 
@@ -155,7 +156,7 @@ class Modules:
         origin = self.origin(node)
         dtype = "float32" if layer.kind == "Embedding" else x.dtype
         unknown = AbstractArray(None, dtype, "torch", origin,
-                                tail=x.tail if layer.kind in SHAPE_PRESERVING else ())
+                                tail=x.tail if layer_keeps_shape(layer.kind) else ())
         arrays = args[:2] if layer.kind == "Bilinear" else args[:1]
         options = {}
         if layer.kind in ("RNN", "GRU", "LSTM") and len(args) == 2:

@@ -54,55 +54,10 @@ KIND_CODES = {"broadcast": "SC101", "fallback": "SC104", "matmul": "SC106", "sol
 WARNING_CODES = {"legacy-fallback": "SC104", "backcompat": "SC105", "out-resize": "SC203"}
 
 
-REDUCTIONS = frozenset({"sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin",
-                         "argmax", "argmin", "any", "all", "median", "nansum", "nanmean",
-                         "nanstd", "nanvar", "nanmax", "nanmin", "logsumexp", "norm",
-                         "count_nonzero", "average"})
-
-
 NEW_AXIS_OPS = frozenset({"unsqueeze", "expand_dims", "newaxis", "atleast_2d", "outer"})
 
 
-PAIRWISE_LOSSES = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
-                              "binary_cross_entropy", "binary_cross_entropy_with_logits",
-                              "soft_margin_loss", "kl_div", "poisson_nll_loss"})
-
-
-CLASS_TARGET_LOSSES = frozenset({"cross_entropy", "nll_loss"})
-
-
 SOLVES = frozenset({"numpy.linalg.solve", "torch.linalg.solve"})
-
-
-DTYPE_NAMES = {
-    "float": "float64", "int": "int64", "bool": "bool", "complex": "complex128",
-    "float16": "float16", "float32": "float32", "float64": "float64", "half": "float16",
-    "double": "float64", "single": "float32", "long": "int64", "short": "int16",
-    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
-    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "bool_": "bool",
-    "bfloat16": "bfloat16", "complex64": "complex64", "complex128": "complex128",
-    "cfloat": "complex64", "cdouble": "complex128", "float_": "float64", "intp": "int64",
-}
-
-
-TORCH_DTYPE_NAMES = dict(DTYPE_NAMES, float="float32", int="int32")
-
-
-DTYPE_METHODS = {"float": "float32", "double": "float64", "half": "float16", "long": "int64",
-                  "int": "int32", "bool": "bool", "bfloat16": "bfloat16", "short": "int16"}
-
-
-CREATION_KWARGS = frozenset({"dtype", "requires_grad", "device", "order", "copy", "like", "size",
-                               "shape", "fill_value", "N", "M", "n", "m", "k", "num", "steps",
-                               "endpoint", "start", "stop", "end", "step", "low", "high", "loc",
-                               "scale", "pin_memory", "layout", "generator", "out", "input", "a"})
-
-
-CREATORS = frozenset({"zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
-                       "logspace", "array", "asarray", "tensor", "as_tensor", "asanyarray",
-                       "ascontiguousarray", "from_numpy", "asfortranarray", "copy", "rand", "randn",
-                       "randint", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-                       "randn_like", "randint_like"})
 
 
 STATE_REGISTRARS = frozenset({"register_buffer", "register_parameter"})
@@ -140,24 +95,9 @@ AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
     ("pow", "**"), ("matmul", "@"), ("and", "&"), ("or", "|"), ("xor", "^"))}
 
 
-ELEMENTWISE = frozenset({
-    "abs", "absolute", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
-    "square", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan", "sigmoid",
-    "relu", "gelu", "silu", "softplus", "elu", "leaky_relu", "neg", "negative", "sign", "floor",
-    "ceil", "round", "trunc", "reciprocal", "erf", "isnan", "isfinite", "isinf", "logical_not",
-    "conj", "nan_to_num", "clip", "clamp", "softmax", "log_softmax", "dropout", "detach", "clone",
-    "copy", "contiguous", "float", "double", "half", "long", "int", "bool", "cpu", "cuda",
-    "positive", "fabs", "deg2rad", "rad2deg", "signbit", "normalize", "tanh_", "relu6",
-    "hardtanh", "mish", "selu", "celu", "logsigmoid", "softsign"})
+CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
+"""Methods that change dtype, device or flags and keep the shape (with their arguments)."""
 
 
 BINARY_UFUNCS = frozenset({"add", "subtract", "multiply", "divide", "true_divide", "maximum",
                             "minimum", "power", "sub", "mul", "div", "where", "hypot", "arctan2"})
-
-
-SHAPE_METHODS = frozenset({"reshape", "view", "flatten", "ravel", "transpose", "permute",
-                            "squeeze", "unsqueeze", "expand", "repeat", "swapaxes", "t"})
-
-
-SHAPE_PRESERVING = frozenset({"Dropout", "ReLU", "GELU", "Tanh", "Sigmoid", "SiLU", "LayerNorm",
-                               "Identity", "LeakyReLU", "ELU", "Softmax", "LogSoftmax"})

@@ -9,10 +9,11 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
 from ...runtime.dims import Dim, dims_equal, eq, format_shape, is_one, numel
+from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.verdicts import Result, RuleWarning, ShapeError
 from ..values import AbstractArray, TupleValue, Value
 from .context import Step
-from .names import KIND_CODES, REDUCTIONS, WARNING_CODES
+from .names import KIND_CODES, WARNING_CODES
 from .operands import to_arg
 
 
@@ -27,6 +28,18 @@ class OpGateway:
         except Exception:
             return None
 
+    def keeps_shape(self, name: str) -> bool:
+        """Some library's op ``name`` returns input 0's shape whatever its other arguments."""
+        return rt_ops.keeps_shape(name)
+
+    def is_array_op(self, name: str) -> bool:
+        """Some library has an op ``name`` (so a method of that name likely returns an array)."""
+        return rt_ops.is_array_op(name)
+
+    def shape_from_arguments(self, name: str, args: tuple, dialect: Dialect) -> tuple | None:
+        """What a method's own size arguments say of its result (input 0's shape unknown)."""
+        return rt_ops.shape_from_arguments(name, args, dialect)
+
     def to_arg(self, value: Value) -> Any:
         return to_arg(value)
 
@@ -36,8 +49,11 @@ class OpGateway:
         spec = self.lookup(name, dialect)
         if spec is None:
             return None
-        return self.run_rule(lambda: spec.rule(*args, dialect=dialect, **kwargs), node, operands,
-                             label, dialect, spec, op_name=name)
+        result = self.run_rule(lambda: spec.rule(*args, dialect=dialect, **kwargs), node,
+                               operands, label, dialect, spec, op_name=name)
+        if result is not None and len(self.named_symbols) > 1:
+            self.check_named_dims(spec, dialect, args, kwargs, node, operands, label)
+        return result
 
     def apply_with_out(self, name: str, dialect: Dialect, args: tuple, kwargs: dict, node,
                        operands: list, label: str) -> Result | None:
@@ -53,7 +69,7 @@ class OpGateway:
         finally:
             self.out_call = False
         out = operands[-1][0]
-        reduction = name.rsplit(".", 1)[-1] in REDUCTIONS
+        reduction = name.rsplit(".", 1)[-1] in REDUCE_OPS
         if reduction and result is not None and isinstance(out, AbstractArray) and \
                 out.shape is not None and dims_equal(plain_result.shape, out.shape) is False \
                 and not result.warnings:

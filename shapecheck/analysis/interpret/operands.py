@@ -6,6 +6,7 @@ from typing import Any
 
 from ...runtime import ops as rt_ops
 from ...runtime.dims import UNKNOWN
+from ...runtime.dtypes import SPELLINGS, TORCH_ATTRIBUTES, dtype_spelling
 from ...runtime.verdicts import ShapeError
 from ..values import (
     AbstractArray,
@@ -17,7 +18,6 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .names import DTYPE_NAMES, TORCH_DTYPE_NAMES
 
 
 class _Fail:
@@ -69,8 +69,8 @@ def to_arg(value: Value, joins: bool = False) -> Any:
         short = value.qualname.rsplit(".", 1)[-1]
         if value.qualname == "numpy.newaxis":
             return None
-        if short in DTYPE_NAMES:
-            return DTYPE_NAMES[short] if value.library == "numpy" else TORCH_DTYPE_NAMES[short]
+        if short in SPELLINGS:
+            return SPELLINGS[short] if value.library == "numpy" else TORCH_ATTRIBUTES[short]
     return FAIL
 
 
@@ -137,37 +137,11 @@ def dtype_from(value: Value | None, library: str) -> str | None:
     if isinstance(value, DtypeValue):
         return value.name
     if isinstance(value, ConstValue) and isinstance(value.value, str):
-        return DTYPE_NAMES.get(value.value, value.value if value.value in DTYPE_NAMES.values() else None)
+        return dtype_spelling(value.value)
     if isinstance(value, ModuleRef):
         short = value.qualname.rsplit(".", 1)[-1]
-        names = TORCH_DTYPE_NAMES if value.library == "torch" else DTYPE_NAMES
-        if value.qualname.startswith("builtins."):
-            names = TORCH_DTYPE_NAMES if library == "torch" else DTYPE_NAMES
+        # Python's float and int are float64 and int64 in both libraries; torch.float is float32.
+        names = TORCH_ATTRIBUTES if value.library == "torch" and not value.qualname.startswith(
+            "builtins.") else SPELLINGS
         return names.get(short)
     return None
-
-
-def literal_shape(value: Value) -> tuple[tuple | None, str | None]:
-    """The shape of a nested list literal and the kind of its numbers."""
-    if isinstance(value, IntValue):
-        return (), "int"
-    if isinstance(value, ConstValue):
-        if isinstance(value.value, bool):
-            return (), "bool"
-        if isinstance(value.value, (int, float)):
-            return (), "float" if isinstance(value.value, float) else "int"
-        return None, None
-    if isinstance(value, AbstractArray):
-        return value.shape, None
-    if isinstance(value, TupleValue):
-        if not value.items:
-            return (0,), "float"
-        inner = [literal_shape(v) for v in value.items]
-        shapes = {s for s, _ in inner}
-        if len(shapes) != 1 or None in shapes:
-            return None, None
-        kinds = {k for _, k in inner}
-        kind = "float" if "float" in kinds else ("int" if "int" in kinds else (
-            "bool" if kinds == {"bool"} else None))
-        return (len(value.items),) + shapes.pop(), kind
-    return None, None

@@ -8,6 +8,7 @@ from typing import Iterable
 import libcst as cst
 
 from ...runtime import ops as rt_ops
+from ...runtime.creation import literal_shape
 from ...runtime.dims import UNKNOWN, eq
 from ...runtime.rules import indexing as rt_indexing
 from ..imports import import_bindings
@@ -28,7 +29,7 @@ from ..values import (
 from .context import callee_name, disables_grad, expects_failure
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
-from .operands import FAIL, literal_shape, rule_index_items
+from .operands import FAIL, rule_index_items
 
 
 class Statements:
@@ -321,6 +322,8 @@ class Statements:
             items = self.unpack(value, len(elements))
             if any(isinstance(el, cst.StarredElement) for el in elements):
                 items = None
+            if items is None:
+                items = self.refine_from_unpack(list(elements), source)
             for i, element in enumerate(elements):
                 inner = element.value
                 self.assign(inner, items[i] if items is not None else UNKNOWN_VALUE, source)
@@ -386,7 +389,7 @@ class Statements:
             return
         value_shape = val_arg.shape if isinstance(val_arg, rt_ops.ArrayArg) else ()
         if isinstance(value, TupleValue):
-            value_shape, _ = literal_shape(value)
+            value_shape, _ = literal_shape(val_arg)
             if value_shape is None:
                 return
         elif not isinstance(value, (AbstractArray, IntValue, ConstValue)):

@@ -12,7 +12,8 @@ registers its classes and functional twins on import.
 """
 
 from . import basic, conv, embedding, norm, pooling, rnn  # noqa: F401  (they register themselves)
-from .base import FUNCTIONAL, LAYERS, Layer, build, functional
-from .loss import LOSSES, loss
+from .base import FUNCTIONAL, LAYERS, Layer, build, functional, keeps_shape
+from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
-__all__ = ["FUNCTIONAL", "LAYERS", "LOSSES", "Layer", "build", "functional", "loss"]
+__all__ = ["FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "Layer", "build", "functional", "keeps_shape",
+           "loss"]

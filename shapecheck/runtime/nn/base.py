@@ -59,15 +59,24 @@ class LayerSpec:
     signature: tuple[tuple[str, Any], ...]
     construct: Callable[[dict], dict]
     forward: Callable[..., Result]
+    keeps_shape: bool = False
+    """Every output the forward rule answers has the input's shape (activations, dropout,
+    normalization layers): an analyzer may keep what it knows of a partly known input."""
 
 
 LAYERS: dict[str, LayerSpec] = {}
 FUNCTIONAL: dict[str, Callable[..., Result]] = {}
 
 
-def register(names, signature, construct, forward) -> None:
+def register(names, signature, construct, forward, *, keeps_shape: bool = False) -> None:
     for name in ([names] if isinstance(names, str) else names):
-        LAYERS[name] = LayerSpec(tuple(signature), construct, forward)
+        LAYERS[name] = LayerSpec(tuple(signature), construct, forward, keeps_shape)
+
+
+def keeps_shape(kind: str) -> bool:
+    """``nn.<kind>`` answers its input's shape (see LayerSpec.keeps_shape)."""
+    spec = LAYERS.get(kind)
+    return spec is not None and spec.keeps_shape
 
 
 def no_checks(args: dict) -> dict:

@@ -115,7 +115,7 @@ _ELEMENTWISE = ("Identity", "ReLU", "ReLU6", "GELU", "Tanh", "Sigmoid", "SiLU", 
                 "CELU", "SELU", "Mish", "Softplus", "Softshrink", "Hardshrink", "Tanhshrink",
                 "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Softsign", "Threshold",
                 "RReLU", "AlphaDropout", "FeatureAlphaDropout")
-register(_ELEMENTWISE, [("*", None)], no_checks, _same)
+register(_ELEMENTWISE, [("*", None)], no_checks, _same, keeps_shape=True)
 
 
 def _dropout_args(args: dict) -> dict:
@@ -142,9 +142,9 @@ def _dropout_nd(n: int):
 
 
 _DROPOUT_SIGNATURE = [("p", 0.5), ("inplace", False)]
-register("Dropout", _DROPOUT_SIGNATURE, _dropout_args, _same)
+register("Dropout", _DROPOUT_SIGNATURE, _dropout_args, _same, keeps_shape=True)
 for _n in (1, 2, 3):
-    register(f"Dropout{_n}d", _DROPOUT_SIGNATURE, _dropout_args, _dropout_nd(_n))
+    register(f"Dropout{_n}d", _DROPOUT_SIGNATURE, _dropout_args, _dropout_nd(_n), keeps_shape=True)
 
 
 def _prelu_forward(layer, x: Shape) -> Result:
@@ -205,9 +205,8 @@ def _softmax_layer(name: str):
     return lambda layer, x: softmax(x, layer["dim"], name=name)
 
 
-register("Softmax", [("dim", None)], no_checks, _softmax_layer("softmax"))
-register("LogSoftmax", [("dim", None)], no_checks, _softmax_layer("log_softmax"))
-register("Softmin", [("dim", None)], no_checks, _softmax_layer("softmin"))
+for _name, _kind in (("softmax", "Softmax"), ("log_softmax", "LogSoftmax"), ("softmin", "Softmin")):
+    register(_kind, [("dim", None)], no_checks, _softmax_layer(_name), keeps_shape=True)
 
 
 def _softmax2d(layer, x: Shape) -> Result:
@@ -217,7 +216,7 @@ def _softmax2d(layer, x: Shape) -> Result:
     return Result.of(x)
 
 
-register("Softmax2d", [], no_checks, _softmax2d)
+register("Softmax2d", [], no_checks, _softmax2d, keeps_shape=True)
 FUNCTIONAL.update(softmax=softmax,
                   log_softmax=lambda x, dim=None: softmax(x, dim, name="log_softmax"),
                   softmin=lambda x, dim=None: softmax(x, dim, name="softmin"))

@@ -167,6 +167,9 @@ LOSSES = {"MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1
           "SoftMarginLoss": "soft_margin_loss"}
 """nn loss class -> its functional rule."""
 
+FUNCTIONAL_LOSSES = frozenset(LOSSES.values())
+"""The F.<name> losses the rule models."""
+
 _SIGNATURES = {
     "MSELoss": [("size_average", None), ("reduce", None), ("reduction", "mean")],
     "L1Loss": [("size_average", None), ("reduce", None), ("reduction", "mean")],

@@ -74,9 +74,10 @@ def _features(args: dict) -> dict:
     return dict(args, num_features=dim_arg(args["num_features"]))
 
 
-register("BatchNorm1d", _NORM_SIGNATURE, _features, _batch_norm_forward((2, 3), "2D or 3D"))
-register("BatchNorm2d", _NORM_SIGNATURE, _features, _batch_norm_forward((4,), "4D"))
-register("BatchNorm3d", _NORM_SIGNATURE, _features, _batch_norm_forward((5,), "5D"))
+register("BatchNorm1d", _NORM_SIGNATURE, _features, _batch_norm_forward((2, 3), "2D or 3D"),
+         keeps_shape=True)
+register("BatchNorm2d", _NORM_SIGNATURE, _features, _batch_norm_forward((4,), "4D"), keeps_shape=True)
+register("BatchNorm3d", _NORM_SIGNATURE, _features, _batch_norm_forward((5,), "5D"), keeps_shape=True)
 
 
 # --------------------------------------------------------------------------- InstanceNorm
@@ -113,7 +114,8 @@ def _instance_norm_forward(n: int):
 _INSTANCE_SIGNATURE = [("num_features", NOT_GIVEN), ("eps", 1e-5), ("momentum", 0.1),
                        ("affine", False), ("track_running_stats", False)]
 for _n in (1, 2, 3):
-    register(f"InstanceNorm{_n}d", _INSTANCE_SIGNATURE, _features, _instance_norm_forward(_n))
+    register(f"InstanceNorm{_n}d", _INSTANCE_SIGNATURE, _features, _instance_norm_forward(_n),
+             keeps_shape=True)
 
 
 # --------------------------------------------------------------------------- LayerNorm / RMSNorm
@@ -156,9 +158,9 @@ def rms_norm(x: Shape, normalized_shape: Shape) -> Result:
 
 register("LayerNorm", [("normalized_shape", NOT_GIVEN), ("eps", 1e-5), ("elementwise_affine", True),
                        ("bias", True)], _normalized,
-         lambda layer, x: layer_norm(x, layer["normalized_shape"]))
+         lambda layer, x: layer_norm(x, layer["normalized_shape"]), keeps_shape=True)
 register("RMSNorm", [("normalized_shape", NOT_GIVEN), ("eps", None), ("elementwise_affine", True)],
-         _normalized, lambda layer, x: rms_norm(x, layer["normalized_shape"]))
+         _normalized, lambda layer, x: rms_norm(x, layer["normalized_shape"]), keeps_shape=True)
 
 
 # --------------------------------------------------------------------------- GroupNorm
@@ -202,6 +204,7 @@ def group_norm(x: Shape, num_groups, num_channels=None) -> Result:
 register("GroupNorm", [("num_groups", NOT_GIVEN), ("num_channels", NOT_GIVEN), ("eps", 1e-5),
                        ("affine", True)], _group_args,
          lambda layer, x: group_norm(x, layer["num_groups"],
-                                     layer["num_channels"] if flag(layer["affine"]) else None))
+                                     layer["num_channels"] if flag(layer["affine"]) else None),
+         keeps_shape=True)
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]

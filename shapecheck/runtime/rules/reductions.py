@@ -30,8 +30,10 @@ _TORCH_INT_DIM_ONLY = {"max", "min", "argmax", "argmin", "prod", "median", "mode
 # torch reductions whose dim=() means "no dims" rather than "all dims".
 _TORCH_EMPTY_DIMS_IS_NOOP = {"any", "all"}
 REDUCE_OPS = frozenset({"sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin",
-                        "argmax", "argmin", "any", "all", "nansum", "nanmean", "median",
-                        "logsumexp", "norm", "count_nonzero"})
+                        "argmax", "argmin", "any", "all", "nansum", "nanmean", "nanstd", "nanvar",
+                        "nanmax", "nanmin", "median", "logsumexp", "norm", "count_nonzero",
+                        "average"})
+"""Ops that reduce along ``axis`` / ``dim``, dropping it unless keepdims is set."""
 
 
 def _reduced_shape(shape: Shape, axes: Sequence[int], keepdims: bool) -> Shape:

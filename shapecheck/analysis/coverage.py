@@ -1,0 +1,91 @@
+"""Shape coverage: how much the analyzer knew about the array-valued expressions of one file.
+
+Like mypy's precision report, it shows where the analysis goes blind. An
+expression counts when the interpreter computed its value as an
+``AbstractArray``; it is *rank-known* when its number of dims is known, and
+*fully known* when every dim is an int or a symbolic ``Dim`` expression
+(``B``, ``4*C``, ``C//H``); one unknown dim leaves it only rank-known.
+
+A value computed only from parameters nothing is known of is not counted:
+the analyzer keeps it as an array of unknown rank for its aliasing facts, but
+it may as well be an int, a str or a config object.
+
+Each source expression counts once per file, however often it was evaluated
+(loop bodies walked to a fixed point, a function specialized at several call
+sites, then analyzed on its own), with the best knowledge any of those
+evaluations reached. Findings are checked at every evaluation, so an
+expression that any evaluation knew is one whose shape a rule could check;
+counting the worst evaluation would call a helper blind because its
+standalone walk, with parameters nobody described, knows nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..runtime.dims import UnknownDim
+from .values import AbstractArray
+
+RANK_UNKNOWN, RANK_KNOWN, FULLY_KNOWN = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class FileCoverage:
+    """Counts for one file (or a sum of files): array-valued expressions and how well their shapes are known."""
+
+    arrays: int = 0
+    rank_known: int = 0
+    fully_known: int = 0
+
+    def __add__(self, other: FileCoverage) -> FileCoverage:
+        return FileCoverage(self.arrays + other.arrays, self.rank_known + other.rank_known,
+                            self.fully_known + other.fully_known)
+
+    def share(self, count: int) -> float | None:
+        """``count`` as a fraction of the arrays, None when there are none."""
+        return count / self.arrays if self.arrays else None
+
+    def to_json(self) -> dict:
+        return {"arrays": self.arrays, "rank_known": self.rank_known, "fully_known": self.fully_known}
+
+
+def knowledge(value: AbstractArray) -> int:
+    """RANK_UNKNOWN, RANK_KNOWN or FULLY_KNOWN for one array value."""
+    if value.shape is None:
+        return RANK_UNKNOWN
+    if any(isinstance(d, UnknownDim) for d in value.shape):
+        return RANK_KNOWN
+    return FULLY_KNOWN
+
+
+class CoverageRecorder:
+    """The best knowledge reached for each expression node of one module.
+
+    Nodes are the keys themselves (libcst nodes hash by identity), which keeps
+    them alive, so one id can never stand for two nodes.
+    """
+
+    __slots__ = ("best",)
+
+    def __init__(self) -> None:
+        self.best: dict[Any, int] = {}
+
+    def record(self, node: Any, value: AbstractArray) -> None:
+        storage = value.alias.storage if value.alias is not None else None
+        if storage is not None and not storage.is_array:
+            # A parameter nothing is known of (or computed only from such): it may be an int,
+            # a str or a config as well as an array, so it is not counted as an array.
+            return
+        level = knowledge(value)
+        if level > self.best.get(node, -1):
+            self.best[node] = level
+
+    def summary(self) -> FileCoverage:
+        levels = self.best.values()
+        return FileCoverage(arrays=len(self.best),
+                            rank_known=sum(1 for level in levels if level >= RANK_KNOWN),
+                            fully_known=sum(1 for level in levels if level == FULLY_KNOWN))
+
+
+__all__ = ["FULLY_KNOWN", "RANK_KNOWN", "RANK_UNKNOWN", "CoverageRecorder", "FileCoverage", "knowledge"]

@@ -1,0 +1,153 @@
+"""Shape coverage counts each array-valued expression once, with the best knowledge any evaluation reached."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from shapecheck.analysis.api import analyze_source
+from shapecheck.analysis.coverage import (
+    FULLY_KNOWN,
+    RANK_KNOWN,
+    RANK_UNKNOWN,
+    CoverageRecorder,
+    FileCoverage,
+    knowledge,
+)
+from shapecheck.analysis.values import AbstractArray
+from shapecheck.runtime.dims import UNKNOWN, mul, sym
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def measured(source: str) -> tuple[FileCoverage, dict[str, int]]:
+    """The file's counts and, for reading failures, each counted expression's text and level."""
+    recorder = CoverageRecorder()
+    source = textwrap.dedent(source)
+    analyze_source(source, "t.py", coverage=recorder)
+    module = cst.parse_module("")
+    levels: dict[str, int] = {}
+    for node, level in recorder.best.items():
+        text = module.code_for_node(node)
+        levels[text] = max(level, levels.get(text, -1))
+    return recorder.summary(), levels
+
+
+def array(shape) -> AbstractArray:
+    return AbstractArray(shape=shape, dtype=None, library="numpy")
+
+
+@pytest.mark.parametrize("shape, level", [
+    (None, RANK_UNKNOWN),
+    ((3, UNKNOWN), RANK_KNOWN),
+    ((sym("B"), mul(4, sym("C"))), FULLY_KNOWN),
+    ((2, 3), FULLY_KNOWN),
+    ((), FULLY_KNOWN),
+])
+def test_symbolic_dims_count_as_known_and_one_unknown_dim_leaves_only_the_rank(shape, level):
+    assert knowledge(array(shape)) == level
+
+
+def test_every_array_expression_of_a_program_with_literal_shapes_is_fully_known():
+    counts, levels = measured("""
+        import numpy as np
+
+        a = np.zeros((3, 4))
+        b = np.ones(4)
+        c = a + b
+    """)
+    assert set(levels) == {"np.zeros((3, 4))", "np.ones(4)", "a", "b", "a + b"}
+    assert counts == FileCoverage(arrays=5, rank_known=5, fully_known=5)
+
+
+def test_a_parameter_nothing_is_known_of_is_not_counted_as_an_array():
+    # x may be an int or a str as well as an array: neither it nor x * 2 counts.
+    counts, levels = measured("""
+        import numpy as np
+
+        def scale(x):
+            y = x * 2
+            return y
+
+        a = np.zeros((3, 4))
+    """)
+    assert levels == {"np.zeros((3, 4))": FULLY_KNOWN}
+    assert counts == FileCoverage(arrays=1, rank_known=1, fully_known=1)
+
+
+def test_a_parameter_used_as_an_array_counts_and_unpacking_its_shape_gives_the_rank():
+    counts, levels = measured("""
+        import torch
+
+        def scale(x: torch.Tensor):
+            y = x * 2
+            B, T = y.shape
+            return y
+    """)
+    assert levels["x * 2"] == RANK_UNKNOWN  # before the unpacking
+    assert levels["y"] == FULLY_KNOWN  # the returned y is (B, T)
+
+
+def test_a_dim_nobody_knows_is_rank_known_and_a_declared_int_dim_is_fully_known():
+    counts, levels = measured("""
+        import numpy as np
+
+        def rows(n: int):
+            return np.zeros((n, 4))
+
+        k = len(open("data.txt").read())
+        v = np.ones(k)
+    """)
+    assert levels == {"np.zeros((n, 4))": FULLY_KNOWN, "np.ones(k)": RANK_KNOWN}
+    assert counts == FileCoverage(arrays=2, rank_known=2, fully_known=1)
+
+
+def test_a_loop_body_walked_to_a_fixed_point_counts_each_expression_once():
+    counts, levels = measured("""
+        import numpy as np
+
+        a = np.zeros((3, 4))
+        for i in range(10):
+            a = a + 1
+    """)
+    assert set(levels) == {"np.zeros((3, 4))", "a", "a + 1"}
+    assert counts == FileCoverage(arrays=3, rank_known=3, fully_known=3)
+
+
+def test_a_function_called_with_two_shapes_counts_once_with_its_best_knowledge():
+    # The body is walked three times: at each call, then on its own with x unknown.
+    counts, levels = measured("""
+        import numpy as np
+
+        def double(x):
+            return x * 2
+
+        double(np.zeros(3))
+        double(np.zeros((2, 2)))
+    """)
+    assert levels["x"] == levels["x * 2"] == FULLY_KNOWN
+    assert counts == FileCoverage(arrays=6, rank_known=6, fully_known=6)
+
+
+def test_a_file_that_does_not_parse_has_no_array_expressions():
+    recorder = CoverageRecorder()
+    [finding] = analyze_source("x = (\n", "t.py", coverage=recorder)
+    assert finding.code == "SC001"
+    assert recorder.summary() == FileCoverage()
+
+
+def test_counts_add_up_across_files_and_a_share_of_nothing_is_none():
+    total = FileCoverage(4, 3, 1) + FileCoverage(2, 2, 2)
+    assert total == FileCoverage(6, 5, 3)
+    assert FileCoverage().share(0) is None
+
+
+@pytest.mark.parametrize("sample", sorted(SAMPLES.rglob("*.py")), ids=lambda p: p.name)
+def test_recording_coverage_changes_no_finding(sample):
+    source = sample.read_text()
+    recorder = CoverageRecorder()
+    assert analyze_source(source, str(sample), coverage=recorder) == analyze_source(source, str(sample))
+    assert recorder.summary().arrays > 0

@@ -1,0 +1,108 @@
+"""The creation rule answers the shape and dtype real NumPy and torch give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shapecheck.runtime.creation import ARRAY, SCALAR, Created, creation, literal_shape
+from shapecheck.runtime.dims import UNKNOWN, sym
+
+# (library, name, args, kwargs): each is run on the real library too.
+CASES = [
+    ("numpy", "zeros", ((2, 3),), {}),
+    ("numpy", "ones", (4,), {"dtype": "int32"}),
+    ("numpy", "empty", ([2, 5],), {}),
+    ("numpy", "zeros", ((2, 3), "float32"), {}),
+    ("numpy", "full", ((2, 2), 7), {}),
+    ("numpy", "full", ((2,), True), {}),
+    ("numpy", "full", ((3,), 1.5), {}),
+    ("numpy", "eye", (3,), {}),
+    ("numpy", "eye", (3, 4), {}),
+    ("numpy", "identity", (2,), {}),
+    ("numpy", "arange", (5,), {}),
+    ("numpy", "arange", (2, 11, 3), {}),
+    ("numpy", "arange", (2.5,), {}),
+    ("numpy", "linspace", (0, 1), {}),
+    ("numpy", "linspace", (0, 1, 7), {}),
+    ("numpy", "array", ([[1, 2], [3, 4]],), {}),
+    ("numpy", "array", ([[1.0, 2], [3, 4]],), {}),
+    ("numpy", "array", ([True, False],), {}),
+    ("numpy", "asarray", ([],), {}),
+    ("numpy", "random.rand", (2, 3), {}),
+    ("numpy", "random.randn", (4,), {}),
+    ("numpy", "random.normal", (0, 1, (3, 2)), {}),
+    ("numpy", "random.randint", (0, 5), {"size": (2, 2)}),
+    ("torch", "zeros", (2, 3), {}),
+    ("torch", "zeros", ((2, 3),), {}),
+    ("torch", "ones", (4,), {"dtype": "float64"}),
+    ("torch", "rand", (2, 3), {}),
+    ("torch", "randn", (5,), {}),
+    ("torch", "full", ((2, 2), 7), {}),
+    ("torch", "full", ((2, 2), 7.0), {}),
+    ("torch", "eye", (3,), {}),
+    ("torch", "arange", (5,), {}),
+    ("torch", "arange", (0.0, 1.0, 0.25), {}),
+    ("torch", "arange", (1, 2.0, 0.1), {}),
+    ("numpy", "arange", (0, 1, 0.1), {}),
+    ("numpy", "arange", (3.0, 1.0), {}),
+    ("torch", "linspace", (0, 1), {"steps": 9}),
+    ("torch", "tensor", ([[1, 2], [3, 4]],), {}),
+    ("torch", "tensor", ([1.0, 2.0],), {}),
+    ("torch", "randint", (0, 10, (3, 4)), {}),
+]
+
+
+def _real(library, name, args, kwargs):
+    if library == "numpy":
+        func = np
+        for part in name.split("."):
+            func = getattr(func, part)
+        kwargs = {k: getattr(np, v) if k == "dtype" else v for k, v in kwargs.items()}
+        return np.asarray(func(*args, **kwargs))
+    torch = pytest.importorskip("torch")
+    kwargs = {k: getattr(torch, v) if k == "dtype" else v for k, v in kwargs.items()}
+    return getattr(torch, name)(*args, **kwargs)
+
+
+@pytest.mark.parametrize("library,name,args,kwargs", CASES)
+def test_creation_matches_the_real_library(library, name, args, kwargs):
+    real = _real(library, name, args, kwargs)
+    answer = creation(library, name, args, kwargs)
+    assert isinstance(answer, Created)
+    assert answer.shape == tuple(real.shape)
+    assert answer.dtype == str(real.dtype).removeprefix("torch.")
+
+
+def test_symbolic_sizes_stay_symbolic_and_unread_sizes_leave_the_rank_open():
+    n = sym("n")
+    assert creation("torch", "zeros", (n, 3), {}).shape == (n, 3)
+    assert creation("numpy", "arange", (0, n), {}).shape == (n,)
+    assert creation("numpy", "arange", (1, n), {}).shape == (UNKNOWN,)
+    assert creation("numpy", "zeros", ([1, 2], [3]), {"order": "C"}).shape is None
+
+
+def test_arrays_unknown_dtypes_and_scalars():
+    assert creation("numpy", "array", (ARRAY,), {}) == Created(None, None, like=0)
+    assert creation("torch", "zeros_like", (ARRAY,), {"dtype": "int64"}) == Created(None, "int64", like=0)
+    assert creation("numpy", "zeros", ((2,),), {"dtype": "U10"}) == Created(None, None)
+    assert creation("numpy", "zeros", ((2,),), {"ndmin": 3}) == Created(None, None)
+    assert creation("numpy", "random.normal", (0, 1), {}) is SCALAR
+    assert creation("numpy", "normal", (0, 1), {}, generator=True) is SCALAR
+    assert creation("numpy", "random.normal", (0, 1), {"size": None}) is SCALAR
+    assert creation("numpy", "where", (ARRAY,), {}) is None
+
+
+def test_literal_shapes_of_ragged_and_nested_lists():
+    assert literal_shape([[1, 2], [3]]) == (None, None)
+    assert literal_shape([[1, 2.0], [3, 4]]) == ((2, 2), "float")
+    assert np.array([[1, 2.0], [3, 4]]).shape == (2, 2)
+
+
+def test_a_value_nothing_is_known_of_is_an_int_inside_a_size_and_data_elsewhere():
+    from shapecheck.runtime.creation import ANYTHING
+    assert creation("numpy", "zeros", ((ANYTHING, 4),), {}).shape == (UNKNOWN, 4)
+    assert creation("torch", "zeros", (ANYTHING, 4), {}).shape == (UNKNOWN, 4)
+    assert creation("numpy", "zeros", (ANYTHING,), {}).shape is None  # n or a shape tuple
+    assert creation("numpy", "arange", (ANYTHING,), {}).shape == (UNKNOWN,)
+    assert creation("numpy", "array", (ANYTHING,), {}) == Created(None, None, like=0)
