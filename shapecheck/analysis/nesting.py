@@ -33,21 +33,36 @@ class Refusal:
     syntax: bool
 
 
+@dataclass(frozen=True)
+class NestingCheck:
+    """The verdict on one source, and what Python's parser told besides: the line of each top-level statement
+    (None when it did not parse), which lets positions be found one statement at a time (analysis/positions.py)."""
+
+    refusal: Refusal | None
+    statement_lines: list[int] | None = None
+
+
 def refuse_deep_nesting(source: str, max_depth: int = MAX_DEPTH) -> Refusal | None:
     """A Refusal when ``source`` nests beyond what libcst survives, None otherwise (ordinary syntax errors too)."""
+    return check_nesting(source, max_depth).refusal
+
+
+def check_nesting(source: str, max_depth: int = MAX_DEPTH) -> NestingCheck:
+    """refuse_deep_nesting's verdict, with the top-level statement lines of the tree it parsed."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
             tree = ast.parse(source)
     except SyntaxError as exc:
         if any(limit in str(exc.msg) for limit in _PYTHON_LIMIT_MESSAGES):
-            return Refusal(f"cannot parse: {exc.msg}", exc.lineno or 1, syntax=True)
-        return None  # libcst reports ordinary syntax errors the usual way
+            return NestingCheck(Refusal(f"cannot parse: {exc.msg}", exc.lineno or 1, syntax=True))
+        return NestingCheck(None)  # libcst reports ordinary syntax errors the usual way
     except (RecursionError, MemoryError):
-        return Refusal("cannot parse: the code nests too deeply for Python's own parser", 1, syntax=True)
+        return NestingCheck(Refusal("cannot parse: the code nests too deeply for Python's own parser", 1,
+                                    syntax=True))
     except ValueError:  # e.g. NUL bytes; the usual path reports it
-        return None
-    return _too_deep(tree, source, max_depth)
+        return NestingCheck(None)
+    return NestingCheck(_too_deep(tree, source, max_depth), [statement.lineno for statement in tree.body])
 
 
 def _too_deep(tree: ast.AST, source: str, max_depth: int) -> Refusal | None:

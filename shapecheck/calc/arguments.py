@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import TextIO
 
@@ -97,6 +98,8 @@ def _main(argv: list[str], stdin: TextIO | None, stdout: TextIO | None,
         return EXIT_USAGE
     if options.expression is None or options.interactive:
         from .repl import run_repl
+
+        gc.enable()  # a session may run long: its garbage is collected (entry.py pauses it for one-shot answers)
 
         calculator = Calculator(evaluate_dialect, dialect=options.dialect,
                                 fmt=options.output_format, check_torch=options.check_torch)

@@ -1,18 +1,132 @@
-"""Renders calculator outcomes: per-dimension broadcast tables, step shapes, dialect comparison."""
+"""Renders calculator outcomes: per-dimension broadcast tables, step shapes, dialect comparison.
+
+The output is built as lines and borderless grids first. At a terminal
+(or with FORCE_COLOR / TTY_COMPATIBLE) rich prints them, in colour. In a
+pipe, when every line is plain printable ASCII and every grid fits the
+width, they are written directly: the same bytes rich would write there
+(no colour, no wrapping, cells padded and joined the same way), without
+the cost of importing rich, which is a good part of a one-shot answer's
+start-up. Anything else (the bordered comparison table, tabs, wide or
+non-ASCII characters) goes through rich.
+"""
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+import os
+import sys
+from typing import Any, Sequence, TextIO
 
 from shapecheck.runtime.dims import Shape, eq, format_shape, is_one
 from shapecheck.runtime.rules.broadcast import broadcast_dim
 
 from .outcome import DialectOutcome, StepView
 from .symbols import Dependence
+
+
+PIPE_WIDTH = 200
+"""The width of piped output: long library messages stay on one line instead of wrapping at 80."""
+
+
+class Line:
+    """A line of styled text, built like rich's Text (``Line(text, style)``, then ``append``)."""
+
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self.text, self.style = text, style
+        self.parts: list[tuple[str, str | None]] = []
+
+    def append(self, text: str, style: str | None = None) -> "Line":
+        self.parts.append((text, style))
+        return self
+
+    @property
+    def plain(self) -> str:
+        return self.text + "".join(text for text, _ in self.parts)
+
+    def to_rich(self) -> Any:
+        from rich.text import Text
+
+        line = Text(self.text, style=self.style or "")
+        for text, style in self.parts:
+            line.append(text, style=style)
+        return line
+
+
+def _plain(cell: "Line | str") -> str:
+    return cell.plain if isinstance(cell, Line) else cell
+
+
+def _rich(cell: "Line | str") -> Any:
+    return cell.to_rich() if isinstance(cell, Line) else cell
+
+
+class Grid:
+    """A borderless table with a header row, built like rich's Table (box=None, pad_edge=False)."""
+
+    def __init__(self) -> None:
+        self.columns: list[tuple[Line | str, str, str | None]] = []  # header, justify, style
+        self.rows: list[tuple[Line | str, ...]] = []
+
+    def add_column(self, header: "Line | str", justify: str, style: str | None = None) -> None:
+        self.columns.append((header, justify, style))
+
+    def add_row(self, *cells: "Line | str") -> None:
+        self.rows.append(cells)
+
+    def to_rich(self) -> Any:
+        from rich.table import Table
+
+        table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
+        for header, justify, style in self.columns:
+            table.add_column(_rich(header), justify=justify, style=style)  # type: ignore[arg-type]
+        for cells in self.rows:
+            table.add_row(*map(_rich, cells))
+        return table
+
+    def plain_lines(self) -> list[str] | None:
+        """The lines rich prints for this grid in a pipe, or None when rich must lay it out.
+
+        Each column is as wide as its widest cell, cells are justified in it and
+        joined by two spaces (one of padding each side, none at the edges), and
+        every row keeps its padding to the full width, as rich writes it.
+        """
+        rows = [[_plain(header) for header, _, _ in self.columns]]
+        rows += [[_plain(cell) for cell in cells] + [""] * (len(self.columns) - len(cells)) for cells in self.rows]
+        if not all(_is_plain(cell) for row in rows for cell in row):
+            return None
+        widths = [max(len(row[col]) for row in rows) for col in range(len(self.columns))]
+        if sum(widths) + 2 * (len(widths) - 1) > PIPE_WIDTH:
+            return None  # rich would shrink and crop the columns
+        right = [justify == "right" for _, justify, _ in self.columns]
+        return ["  ".join(cell.rjust(width) if r else cell.ljust(width)
+                          for cell, width, r in zip(row, widths, right)) for row in rows]
+
+
+def _is_plain(text: str) -> bool:
+    """One cell per character and nothing rich would change: printable ASCII (no tabs, no newlines)."""
+    return text.isascii() and text.isprintable()
+
+
+def writes_plain(stream: TextIO) -> bool:
+    """Whether rich would treat ``stream`` as no terminal (no colour, no cursor): its own test."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR", "") != "":
+        return False
+    if "IPython" in sys.modules:  # rich renders to a notebook differently
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return isatty is None or not isatty()
+    except ValueError:
+        return True
+
+
+def make_console(stream: TextIO) -> Any:
+    from rich.console import Console
+
+    is_terminal = hasattr(stream, "isatty") and stream.isatty()
+    # Piped output keeps long library messages on one line instead of wrapping at 80.
+    # Labels such as x[i] are source text, never markup; emoji codes are not ours either.
+    return Console(file=stream, highlight=False, markup=False, emoji=False,
+                   soft_wrap=not is_terminal, width=None if is_terminal else PIPE_WIDTH)
 
 
 def shape_text(shape: Shape | None) -> str:
@@ -99,25 +213,25 @@ def _is_module(node) -> bool:
     return isinstance(node, cst.Name) and node.value in ("np", "numpy", "torch", "F")
 
 
-def broadcast_table(step: StepView) -> Table:
+def broadcast_table(step: StepView) -> Grid:
     """Operands right-aligned by trailing dimension, the rule in each column, the result."""
     error_dim = step.error.dim if step.error is not None else None
     ndim = max([len(s) for s in step.operands] + [len(step.shape or ())])
     rules = column_rules(step.operands, error_dim, inplace=is_inplace(step.op))
     rules = [""] * (ndim - len(rules)) + rules
-    table = Table(box=None, show_header=True, header_style="dim", pad_edge=False)
+    table = Grid()
     table.add_column("", justify="left")
     for col in range(ndim):
         rule = rules[col]
         style = "bold red" if rule.startswith("mismatch") else None
-        table.add_column(Text(str(col - ndim), style="dim"), justify="right", style=style)
+        table.add_column(Line(str(col - ndim), style="dim"), justify="right", style=style)
     for name, shape in zip(operand_labels(step), step.operands):
         cells = [""] * (ndim - len(shape)) + [str(d) for d in shape]
         table.add_row(name, *cells)
-    table.add_row(Text("rule", style="dim"), *[Text(r, style=_rule_style(r)) for r in rules])
+    table.add_row(Line("rule", style="dim"), *[Line(r, style=_rule_style(r)) for r in rules])
     if step.shape is not None:
         cells = [""] * (ndim - len(step.shape)) + [str(d) for d in step.shape]
-        table.add_row(Text("result", style="bold"), *[Text(c, style="bold") for c in cells])
+        table.add_row(Line("result", style="bold"), *[Line(c, style="bold") for c in cells])
     return table
 
 
@@ -137,9 +251,9 @@ def _rule_style(rule: str) -> str:
     return "green"
 
 
-def step_line(step: StepView) -> Text:
+def step_line(step: StepView) -> Line:
     """``z.sum(0)    (5, 3) -> (3,)``: one step's operands and result."""
-    line = Text("  ")
+    line = Line("  ")
     line.append(step.text, style="bold")
     operands = ", ".join(shape_text(s) for s in step.operands)
     line.append(f"    {operands}" if operands else "    ", style="dim")
@@ -169,33 +283,34 @@ def group_outcomes(outcomes: Sequence[DialectOutcome],
     return list(groups.values())
 
 
-def render_outcome(console: Console, outcome: DialectOutcome, label: str,
+def render_outcome(pieces: list, outcome: DialectOutcome, label: str,
                    dependence: Dependence | None = None) -> None:
-    console.print(Text(label, style="bold magenta"))
+    """Appends the lines and grids of one outcome to ``pieces``."""
+    pieces.append(Line(label, style="bold magenta"))
     steps = outcome.steps
     for index, step in enumerate(steps):
         if len(steps) > 1:
-            console.print(step_line(step))
+            pieces.append(step_line(step))
         if step.broadcasts and step.operands:
-            console.print(broadcast_table(step))
+            pieces.append(broadcast_table(step))
         elif len(steps) == 1:
-            console.print(step_line(step))
+            pieces.append(step_line(step))
         for warning in step.warnings:
-            line = Text("  warning ", style="bold yellow")
+            line = Line("  warning ", style="bold yellow")
             line.append(f"{warning.code}: ", style="yellow")
             line.append(warning.message)
-            console.print(line)
+            pieces.append(line)
             if warning.explanation:
-                console.print(Text(f"    {warning.explanation}", style="dim"))
+                pieces.append(Line(f"    {warning.explanation}", style="dim"))
         if step.error is not None:
-            line = Text("  error ", style="bold red")
+            line = Line("  error ", style="bold red")
             line.append(f"{step.error.exc_type}: ", style="red")
             line.append(step.error.message.rstrip())
-            console.print(line)
+            pieces.append(line)
             if index + 1 < len(steps):
-                console.print(Text("  (later steps not evaluated)", style="dim"))
+                pieces.append(Line("  (later steps not evaluated)", style="dim"))
             break
-    summary = Text("  = ")
+    summary = Line("  = ")
     if not outcome.ok:
         summary.append("fails", style="bold red")
     elif dependence is not None:
@@ -220,7 +335,7 @@ def render_outcome(console: Console, outcome: DialectOutcome, label: str,
             summary.append(f"{confirmation.engine} DISAGREES: {confirmation.detail}", style="bold red")
         else:
             summary.append(f"not run on {confirmation.engine}: {confirmation.detail}", style="dim")
-    console.print(summary)
+    pieces.append(summary)
 
 
 def _verdict_text(outcome: DialectOutcome, dependence: Dependence | None) -> str:
@@ -231,9 +346,21 @@ def _verdict_text(outcome: DialectOutcome, dependence: Dependence | None) -> str
     return shape_text(outcome.shape)
 
 
-def render_comparison(console: Console, outcomes: Sequence[DialectOutcome],
-                      depends: dict[str, Dependence] | None = None) -> None:
+class Comparison:
+    """The bordered table of disagreeing dialects: always laid out by rich."""
+
+    def __init__(self, outcomes: Sequence[DialectOutcome], depends: dict[str, Dependence] | None) -> None:
+        self.outcomes, self.depends = outcomes, depends
+
+    def to_rich(self) -> Any:
+        return comparison_table(self.outcomes, self.depends)
+
+
+def comparison_table(outcomes: Sequence[DialectOutcome],
+                     depends: dict[str, Dependence] | None = None) -> Any:
     """Side-by-side verdicts; rows that differ from the first dialect are highlighted."""
+    from rich.table import Table
+
     table = Table(title="dialects disagree", title_style="bold yellow", show_lines=False)
     table.add_column("dialect")
     table.add_column("result")
@@ -251,7 +378,7 @@ def render_comparison(console: Console, outcomes: Sequence[DialectOutcome],
             (outcome.error.message.strip() if outcome.error else "-"),
             style=style,
         )
-    console.print(table)
+    return table
 
 
 def _comparison_key(outcome: DialectOutcome, depends: dict[str, Dependence]) -> tuple:
@@ -259,16 +386,37 @@ def _comparison_key(outcome: DialectOutcome, depends: dict[str, Dependence]) -> 
     return _outcome_key(outcome)[:-1] + (depends.get(outcome.dialect) is not None,)
 
 
-def render_text(console: Console, source: str, outcomes: Sequence[DialectOutcome],
+def render_text(stream: TextIO, source: str, outcomes: Sequence[DialectOutcome],
                 depends: dict[str, Dependence] | None = None) -> None:
     """All requested dialects; dialects that agree are shown once, disagreements side by side.
 
     ``depends`` names the dialects whose verdict holds only for some sizes of the symbols.
     """
     depends = depends or {}
+    pieces: list = []
     for group in group_outcomes(outcomes, depends):
         names = ", ".join(o.dialect for o in group)
-        render_outcome(console, group[0], f"{source.strip()}   [{names}]",
+        render_outcome(pieces, group[0], f"{source.strip()}   [{names}]",
                        depends.get(group[0].dialect))
     if len({_comparison_key(o, depends) for o in outcomes}) > 1:
-        render_comparison(console, outcomes, depends)
+        pieces.append(Comparison(outcomes, depends))
+    lines = plain_lines(pieces) if writes_plain(stream) else None
+    if lines is not None:
+        stream.write("".join(line + "\n" for line in lines))
+        return
+    console = make_console(stream)
+    for piece in pieces:
+        console.print(piece.to_rich())
+
+
+def plain_lines(pieces: list) -> list[str] | None:
+    """The lines rich would print for ``pieces`` in a pipe, or None when only rich can tell."""
+    lines: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, Line) and _is_plain(piece.plain):
+            lines.append(piece.plain)
+        elif isinstance(piece, Grid) and (grid := piece.plain_lines()) is not None:
+            lines.extend(grid)
+        else:
+            return None
+    return lines

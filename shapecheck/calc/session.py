@@ -64,16 +64,6 @@ def exit_code_for(outcomes: list[DialectOutcome]) -> int:
     return EXIT_OK if all(o.ok for o in outcomes) else EXIT_FAILS
 
 
-def make_console(file: TextIO | None = None):
-    from rich.console import Console
-    stream = file or sys.stdout
-    is_terminal = hasattr(stream, "isatty") and stream.isatty()
-    # Piped output keeps long library messages on one line instead of wrapping at 80.
-    # Labels such as x[i] are source text, never markup; emoji codes are not ours either.
-    return Console(file=stream, highlight=False, markup=False, emoji=False,
-                   soft_wrap=not is_terminal, width=None if is_terminal else 200)
-
-
 def emit(outcomes: list[DialectOutcome], source: str, fmt: str, out: TextIO,
          depends: dict[str, Dependence] | None = None) -> None:
     depends = depends or {}
@@ -88,7 +78,7 @@ def emit(outcomes: list[DialectOutcome], source: str, fmt: str, out: TextIO,
         out.write(json.dumps(report, indent=2) + "\n")
     else:
         from .render import render_text
-        render_text(make_console(out), source, outcomes, depends)
+        render_text(out, source, outcomes, depends)
 
 
 def run_once(expression: str, shape_args: list[str], dialect: str | None, fmt: str,

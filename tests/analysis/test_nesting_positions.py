@@ -11,8 +11,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from shapecheck.analysis.api import analyze_source
-from shapecheck.analysis.nesting import MAX_DEPTH, refuse_deep_nesting
-from shapecheck.analysis.positions import node_positions
+from shapecheck.analysis.nesting import MAX_DEPTH, check_nesting, refuse_deep_nesting
+from shapecheck.analysis.positions import NodePositions, node_positions
 
 
 def numpy_sources() -> list[Path]:
@@ -96,8 +96,59 @@ def test_positions_equal_libcsts_on_real_numpy_files():
     assert checked > 10
 
 
+LAZY_CASES = POSITION_CASES + [
+    "# head\n\nx = 1; y = 2\n\n\n# between\nasync def f():\n  pass\ntry:\n  pass\nexcept E:\n  pass\n# end",
+    "x = 1\ry = (2,\r 3)\r",
+    "def f():\n\tif x:\n\t\treturn 1\n  # dedented comment\n",
+]
+# Whitespace and the module itself are outside the top-level statements: asking for them generates everything.
+_OUTSIDE_STATEMENTS = (cst.Module, cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace,
+                       cst.Newline, cst.Comment)
+
+
+def _statement_by_statement(source: str) -> tuple[cst.Module, NodePositions]:
+    module = cst.parse_module(source)
+    return module, NodePositions(module, source, check_nesting(source).statement_lines)
+
+
+@pytest.mark.parametrize("source", LAZY_CASES)
+def test_positions_found_statement_by_statement_equal_libcsts(source):
+    module, ours = _statement_by_statement(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    inside = {node: where for node, where in expected.items() if not isinstance(node, _OUTSIDE_STATEMENTS)}
+    assert {node: ours[node] for node in inside} == inside
+    assert {node: ours[node] for node in expected} == dict(expected)  # the rest: the whole module at once
+    assert len(ours) == len(expected)
+
+
+def test_positions_found_statement_by_statement_on_real_numpy_files():
+    for path in numpy_sources()[3::25]:
+        module, ours = _statement_by_statement(path.read_text(encoding="utf-8"))
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        mismatched = [node for node, where in expected.items()
+                      if not isinstance(node, _OUTSIDE_STATEMENTS) and ours[node] != where]
+        assert mismatched == [], path
+
+
+def test_statement_lines_that_do_not_fit_the_source_fall_back_to_the_whole_module():
+    source = "x = 1\n\ndef f():\n    return x + 2\n"
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for wrong in ([1, 3], [2, 4], [1], [1, 2, 3], [9, 9]):
+        ours = NodePositions(module, source, wrong)
+        assert {node: ours[node] for node in expected} == dict(expected), wrong
+
+
 def test_a_node_of_another_tree_has_no_position():
     ours = node_positions(cst.parse_module("x = 1\n"))
+    stranger = cst.parse_module("x = 1\n").body[0]
+    assert stranger not in ours
+    with pytest.raises(KeyError):
+        ours[stranger]
+
+
+def test_a_node_of_another_tree_has_no_position_statement_by_statement():
+    _, ours = _statement_by_statement("x = 1\n")
     stranger = cst.parse_module("x = 1\n").body[0]
     assert stranger not in ours
     with pytest.raises(KeyError):

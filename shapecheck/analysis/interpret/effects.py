@@ -44,7 +44,6 @@ on to our own caller.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -93,6 +92,15 @@ NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition"
 _COPIES = frozenset({"copy", "clone"})
 _SAME_STORAGE_CALLS = frozenset({"numpy.asarray", "numpy.asanyarray", "torch.as_tensor"})
 
+
+
+def replace(value: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` for the plain frozen value classes of values.py (no
+    ``__post_init__``, no ``init=False`` field, no slots), without its field lookup on every
+    call: it runs for nearly every array the walk makes."""
+    new = object.__new__(value.__class__)
+    new.__dict__.update(value.__dict__, **changes)
+    return new
 
 def _concrete(shape: tuple | None) -> bool:
     return shape is not None and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
@@ -417,16 +425,29 @@ class Effects:
             dict(d) for d in state)
 
     def join_effects(self, states: list) -> None:
-        """Paths meet: every write on any path counts (versions by maximum)."""
-        versions: dict = {}
-        writes: dict = {}
-        maybe_writes: dict = {}
-        pending_calls: dict = {}
-        for path_versions, path_writes, path_maybe, path_calls in states:
-            for key, version in path_versions.items():
-                versions[key] = max(versions.get(key, 0), version)
-            for key, ws in path_writes.items():
-                writes[key] = tuple(dict.fromkeys(writes.get(key, ()) + ws))
+        """Paths meet: every write on any path counts (versions by maximum).
+
+        The tables hold every storage of the module, and most paths touch few of them: a
+        path equal to the join so far adds nothing, and a storage whose writes are the very
+        same tuple on both sides keeps it. A stored tuple has no repeated write (a write gets
+        a version above every earlier one, and joins drop repeats), so keeping it is exact.
+        """
+        first_versions, first_writes, first_maybe, first_calls = states[0]
+        versions, writes = dict(first_versions), dict(first_writes)
+        maybe_writes, pending_calls = dict(first_maybe), dict(first_calls)
+        for path_versions, path_writes, path_maybe, path_calls in states[1:]:
+            if path_versions != versions:
+                for key, version in path_versions.items():
+                    known = versions.get(key)
+                    if known is None or version > known:
+                        versions[key] = version
+            if path_writes != writes:
+                for key, ws in path_writes.items():
+                    known = writes.get(key)
+                    if known is None:
+                        writes[key] = ws
+                    elif known is not ws:
+                        writes[key] = tuple(dict.fromkeys(known + ws))
             maybe_writes.update(path_maybe)
             pending_calls.update(path_calls)
         self.versions, self.writes, self.maybe_writes, self.pending_calls = (

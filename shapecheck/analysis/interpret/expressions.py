@@ -158,7 +158,7 @@ class Expressions:
 
     def expr_Integer(self, node: cst.Integer) -> Value:
         try:
-            return IntValue(int(node.evaluated_value))
+            return IntValue(int(node.value, 0))  # a Python int literal, as literal_eval reads it
         except Exception:
             return UNKNOWN_VALUE
 
