@@ -40,7 +40,8 @@ class NamedSymbol:
 
     name: str
     source: str
-    line: int
+    where: Any
+    """The node that named it (its line is computed only for a message: positions cost)."""
     scope: int = 0
     """The function whose analysis named it: another function may reuse the name."""
     derived_from: frozenset = frozenset()
@@ -87,19 +88,18 @@ def _arg_atoms(value: Any) -> frozenset[str]:
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """The plain names an expression reads (not attribute names)."""
-    found: list[cst.Name] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-    node.visit(_Collect())
-    return found
+    """The plain names an int expression reads (not attribute names); cheap, no visitor."""
+    if isinstance(node, cst.Name):
+        return [node]
+    if isinstance(node, cst.BinaryOperation):
+        return _names_in(node.left) + _names_in(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _names_in(node.expression)
+    if isinstance(node, (cst.Attribute, cst.Subscript)):
+        return _names_in(node.value)
+    if isinstance(node, cst.Call):
+        return _names_in(node.func) + [n for arg in node.args for n in _names_in(arg.value)]
+    return []
 
 
 def _arg_ints(value: Any) -> set[int]:
@@ -127,7 +127,7 @@ def _substituted(value: Any, sizes: dict[str, int]) -> Any:
 
 
 class Constraints:
-    def name_symbol(self, target: cst.BaseExpression, source: str, line: int,
+    def name_symbol(self, target: cst.BaseExpression, source: str, where: Any,
                     position: int, derived_from: frozenset = frozenset()) -> Any:
         """A symbol for a dim the code binds to ``target``; named when the target is a name."""
         if not isinstance(target, cst.Name) or target.value == "_":
@@ -139,12 +139,12 @@ class Constraints:
             # Symbols stay in the function that names them (what it returns from a parameter
             # nothing is known of is unknown), so only the same function's names collide.
             return known is None or known.scope != scope or \
-                (known.source, known.line) == (source, line)
+                (known.source == source and known.where is where)
 
         name = next(candidate for candidate in itertools.chain(
             [target.value], (f"{target.value}_{i}" for i in itertools.count(2)))
             if free(candidate))
-        self.named_symbols[name] = NamedSymbol(target.value, source, line, scope, derived_from)
+        self.named_symbols[name] = NamedSymbol(target.value, source, where, scope, derived_from)
         return sym(name)
 
     def name_int(self, target: cst.Name, source: cst.CSTNode) -> Any:
@@ -155,7 +155,7 @@ class Constraints:
             value = self.frame.scope.lookup(node.value)
             if isinstance(value, IntValue):
                 used |= atoms(value.value)
-        return IntValue(self.name_symbol(target, "an int expression", self.line(source), 0,
+        return IntValue(self.name_symbol(target, "an int expression", source, 0,
                                          frozenset(used)))
 
     def name_unpacked_dims(self, elements: list, items: list, source: cst.CSTNode) -> list:
@@ -170,7 +170,7 @@ class Constraints:
             if isinstance(item, IntValue) and item.value is UNKNOWN and shape[i] is UNKNOWN \
                     and isinstance(element.value, cst.Name) and element.value.value != "_":
                 shape[i] = self.name_symbol(element.value, f"{holder.value}.shape",
-                                            self.line(source), i)
+                                            source, i)
                 named[i] = IntValue(shape[i])
         if named != items:
             self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape))
@@ -187,11 +187,11 @@ class Constraints:
         stars = [i for i, el in enumerate(elements) if isinstance(el, cst.StarredElement)]
         if len(stars) > 1:
             return None
-        text, line = f"{holder.value}.shape", self.line(source)
+        text = f"{holder.value}.shape"
         if isinstance(source, cst.Call) and self.library_unsure(current):
             current = replace(current, library="torch")  # x.size(): numpy's size is no method
         if not stars:
-            dims = [self.name_symbol(el.value, text, line, i) for i, el in enumerate(elements)]
+            dims = [self.name_symbol(el.value, text, source, i) for i, el in enumerate(elements)]
             if current.tail and len(current.tail) <= len(dims):
                 dims[len(dims) - len(current.tail):] = current.tail
             elif current.tail:
@@ -200,7 +200,7 @@ class Constraints:
             return [IntValue(d) for d in dims]
         star = stars[0]
         after = len(elements) - star - 1
-        trailing = [self.name_symbol(el.value, text, line, i - len(elements))
+        trailing = [self.name_symbol(el.value, text, source, i - len(elements))
                     for i, el in enumerate(elements[star + 1:], start=star + 1)]
         if current.tail:
             if len(current.tail) >= after:
@@ -209,7 +209,7 @@ class Constraints:
                 trailing[after - len(current.tail):] = current.tail
         tail = tuple(trailing) if len(trailing) >= len(current.tail) else current.tail
         self.frame.scope.vars[holder.value] = replace(current, tail=tail)
-        leading = [self.name_symbol(el.value, text, line, i)
+        leading = [self.name_symbol(el.value, text, source, i)
                    for i, el in enumerate(elements[:star])]
         return [IntValue(d) for d in leading] + [UNKNOWN_VALUE] + [IntValue(d) for d in trailing]
 
@@ -231,7 +231,7 @@ class Constraints:
             if not -len(current.shape) <= index < len(current.shape) or \
                     current.shape[index] is not UNKNOWN:
                 return value
-            dim = self.name_symbol(target, text, self.line(source), index)
+            dim = self.name_symbol(target, text, source, index)
             shape = list(current.shape)
             shape[index] = dim
             self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape))
@@ -243,7 +243,7 @@ class Constraints:
             tail = [UNKNOWN] * (-index - len(tail)) + tail
         if tail[index] is not UNKNOWN:
             return value
-        dim = self.name_symbol(target, text, self.line(source), index)
+        dim = self.name_symbol(target, text, source, index)
         tail[index] = dim
         self.frame.scope.vars[holder.value] = replace(current, tail=tuple(tail))
         return IntValue(dim)
@@ -282,17 +282,17 @@ class Constraints:
         if symbol.source.startswith("the annotation of"):
             return frozenset({"<annotations>"})  # annotations share one namespace of dims
         if not symbol.derived_from:
-            return frozenset({(symbol.source, symbol.line)
+            return frozenset({(symbol.source, id(symbol.where))
                               if symbol.source == "an int expression" else symbol.source})
         return frozenset().union(*(self.symbol_roots(d, seen | {name})
                                    for d in symbol.derived_from))
 
-    def name_annotation_dims(self, value: AbstractArray, what: str, line: int) -> None:
+    def name_annotation_dims(self, value: AbstractArray, what: str, where: Any) -> None:
         """A jaxtyping annotation names its dims: they are named symbols too."""
         for dim in tuple(value.shape or ()) + tuple(value.tail):
             for name in atoms(dim):
                 self.named_symbols.setdefault(name, NamedSymbol(name, f"the annotation of {what}",
-                                                                line))
+                                                                where))
 
     def check_named_dims(self, spec: rt_ops.OpSpec, dialect: Dialect, args: tuple,
                          kwargs: dict, node: cst.CSTNode, operands: list, label: str) -> None:
@@ -336,11 +336,12 @@ class Constraints:
         shapes = ", ".join(format_shape(v.shape) for v, _ in operands
                            if isinstance(v, AbstractArray) and v.shape is not None)
         first, second = self.named_symbols[a], self.named_symbols[b]
-        if (first.source, first.line) == (second.source, second.line):
-            where = f"{a} and {b} were unpacked from {first.source} at line {first.line}"
+        first_line, second_line = self.line(first.where), self.line(second.where)
+        if (first.source, first_line) == (second.source, second_line):
+            where = f"{a} and {b} were unpacked from {first.source} at line {first_line}"
         else:
-            where = (f"{a} comes from {first.source} (line {first.line}) and {b} from "
-                     f"{second.source} (line {second.line})")
+            where = (f"{a} comes from {first.source} (line {first_line}) and {b} from "
+                     f"{second.source} (line {second_line})")
         return (f"{label} of {shapes} needs {b} == {a}, but the code names them differently; "
                 f"{where}")
 

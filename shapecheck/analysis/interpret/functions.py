@@ -266,5 +266,5 @@ class Functions:
             value = array_from_annotation(annotation, self.eval, 0, what)
         if value is not None:
             value = replace(value, origin=Origin(0, what, where))
-            self.name_annotation_dims(value, what, self.line(where))
+            self.name_annotation_dims(value, what, where)
         return value
