@@ -19,6 +19,8 @@ _MUTATOR_PREFIXES = ("fill", "update", "set", "reset", "init", "zero", "clear", 
                      "normalize_", "_fill", "_update", "_set", "_init", "_zero", "_apply",
                      "assign", "put", "scatter", "shuffle", "sort", "add_", "swap", "permute_",
                      "_inplace")
+# Parameters that hold statistics a function keeps up to date.
+_STATISTICS = ("running_", "moving_", "ema_", "avg_", "momentum_buf")
 # Allocators: an array made by one of these is a buffer meant to be filled by a callee.
 ALLOCATORS = frozenset({"zeros", "empty", "full", "zeros_like", "empty_like", "full_like"})
 
@@ -31,6 +33,8 @@ def mutation_is_documented(node: cst.FunctionDef, param: str) -> bool:
     p = param.lower()
     if p in _OUT_PARAM_NAMES or p.startswith(("out_", "buf")) or p.endswith(("_out", "_buf")):
         return True
+    if p.startswith(_STATISTICS) or p in ("num_batches_tracked", "step_count"):
+        return True  # running statistics are updated in place by design (batch norm, EMA)
     doc = node.get_docstring()
     return bool(doc) and any(w in doc.lower() for w in (
         "in place", "in-place", "inplace", "modif", "overwrit", "mutat", "updat"))
