@@ -8,7 +8,7 @@ always filed it with the other matmul mismatches.
 from __future__ import annotations
 
 from ..dialects import TORCH
-from ..dims import UNKNOWN, Shape, eq, product
+from ..dims import UNKNOWN, Shape, eq, floordiv, is_zero, mul, product
 from ..rules.reshaping import flatten as flatten_rule
 from ..verdicts import Result, RuleWarning
 from .base import (
@@ -286,3 +286,71 @@ register("Unflatten", [("dim", NOT_GIVEN), ("unflattened_size", NOT_GIVEN)], _un
          lambda layer, x: unflatten(x, layer["dim"], layer["unflattened_size"]))
 
 __all__ = ["bilinear", "glu", "linear", "softmax", "unflatten"]
+
+
+# --------------------------------------------------------------------------- PixelShuffle
+
+
+def _factor(value, op: str, word: str) -> int:
+    factor = known_int(value)
+    if factor is None:
+        raise NotModelled(f"{op} with a factor that is not a known int")
+    if factor <= 0:
+        raise layer_error(f"{op} expects a positive {word}, but got {factor}", "RuntimeError")
+    return factor
+
+
+def _divides(size, factor: int) -> bool | None:
+    """factor divides size: True, False, or None when the size is symbolic."""
+    if isinstance(size, int):
+        return size % factor == 0
+    return True if factor == 1 else None
+
+
+def pixel_shuffle(x: Shape, upscale_factor) -> Result:
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    x = tuple(x)
+    if len(x) < 3:
+        raise layer_error(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
+                          f"input with {len(x)} dimension(s)", "RuntimeError", x)
+    r = _factor(upscale_factor, "pixel_shuffle", "upscale_factor")
+    channels, height, width = x[-3:]
+    divides = _divides(channels, r * r)
+    if divides is False:
+        raise layer_error(f"pixel_shuffle expects its input's 'channel' dimension to be divisible "
+                          f"by the square of upscale_factor, but input.size(-3)={channels} is not "
+                          f"divisible by {r * r}", "RuntimeError", x)
+    if divides is None:
+        raise NotModelled("channels that may not divide")
+    return Result.of(x[:-3] + (floordiv(channels, r * r), mul(height, r), mul(width, r)))
+
+
+def pixel_unshuffle(x: Shape, downscale_factor) -> Result:
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W); torch hands back an empty input unchanged."""
+    x = tuple(x)
+    if len(x) < 3:
+        raise layer_error(f"pixel_unshuffle expects input to have at least 3 dimensions, but got "
+                          f"input with {len(x)} dimension(s)", "RuntimeError", x)
+    r = _factor(downscale_factor, "pixel_unshuffle", "downscale_factor")
+    channels, height, width = x[-3:]
+    for size, word, index in ((height, "height", -2), (width, "width", -1)):
+        divides = _divides(size, r)
+        if divides is False:
+            raise layer_error(f"pixel_unshuffle expects {word} to be divisible by "
+                              f"downscale_factor, but input.size({index})={size} is not "
+                              f"divisible by {r}", "RuntimeError", x)
+        if divides is None:
+            raise NotModelled("sizes that may not divide")
+    empty = is_zero(product(x))
+    if empty is None:
+        raise NotModelled("an input that may be empty (torch returns it unchanged)")
+    if empty:
+        return Result.of(x)
+    return Result.of(x[:-3] + (mul(channels, r * r), floordiv(height, r), floordiv(width, r)))
+
+
+register("PixelShuffle", [("upscale_factor", NOT_GIVEN)], no_checks,
+         lambda layer, x: pixel_shuffle(x, layer["upscale_factor"]))
+register("PixelUnshuffle", [("downscale_factor", NOT_GIVEN)], no_checks,
+         lambda layer, x: pixel_unshuffle(x, layer["downscale_factor"]))
+FUNCTIONAL.update(pixel_shuffle=pixel_shuffle, pixel_unshuffle=pixel_unshuffle)

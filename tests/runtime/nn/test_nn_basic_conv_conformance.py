@@ -199,3 +199,22 @@ def test_linear_over_a_symbolic_batch():
     assert layer.forward((sym("B"), sym("F"))).shape == (sym("B"), 10)
     with pytest.raises(ShapeError):
         build("Linear", (64, 10), {}).forward((sym("B"), 32))
+
+
+@given(st.data())
+@hypothesis_settings(60)
+def test_pixel_shuffle_and_unshuffle(data):
+    d = data.draw
+    shape = tuple(d(st.lists(st.sampled_from([0, 1, 2, 3, 4, 8, 9]), max_size=5)))
+    factor = d(st.integers(-1, 3))
+    kind = d(st.sampled_from(["PixelShuffle", "PixelUnshuffle"]))
+    check_layer("PixelShuffle", kind, (factor,), {}, shape)
+
+
+def test_pixel_shuffle_with_symbolic_sizes():
+    b, h = sym("B"), sym("H")
+    from shapecheck.runtime.dims import mul
+    assert functional("pixel_shuffle", (b, 12, h, 5), 2).shape == (b, 3, mul(h, 2), 10)
+    assert functional("pixel_shuffle", (b, sym("C"), 4, 4), 2) is None  # C may not divide
+    with pytest.raises(ShapeError, match="divisible by the square"):
+        functional("pixel_shuffle", (b, 6, h, 5), 2)

@@ -25,6 +25,11 @@ CASES = [
     ("logits = torch.randn(4, 7, 10)\nlabels = torch.randint(0, 10, (4, 7))\n"
      "loss = nn.CrossEntropyLoss()(logits, labels)\n", ["SC107"], True),
     ("norm = nn.LayerNorm(16)\nx = torch.randn(4, 10, 16)\ny = norm(x)\n", [], False),
+    ("up = nn.PixelShuffle(2)\nx = torch.randn(1, 12, 8, 8)\ny = nn.Conv2d(3, 4, 3)(up(x))\n",
+     [], False),
+    ("up = nn.PixelShuffle(2)\nx = torch.randn(1, 12, 8, 8)\ny = nn.Conv2d(12, 4, 3)(up(x))\n",
+     ["SC106"], True),
+    ("x = torch.randn(1, 6, 8, 8)\ny = nn.functional.pixel_shuffle(x, 2)\n", ["SC113"], True),
 ]
 
 
