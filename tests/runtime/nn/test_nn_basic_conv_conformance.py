@@ -218,3 +218,15 @@ def test_pixel_shuffle_with_symbolic_sizes():
     assert functional("pixel_shuffle", (b, sym("C"), 4, 4), 2) is None  # C may not divide
     with pytest.raises(ShapeError, match="divisible by the square"):
         functional("pixel_shuffle", (b, 6, h, 5), 2)
+
+
+@given(st.data())
+@hypothesis_settings(80)
+def test_constant_pad(data):
+    d = data.draw
+    shape = tuple(d(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3)))
+    amounts = tuple(d(st.lists(st.integers(-3, 2), max_size=7)))
+    x = zeros(shape)
+    theirs = real_verdict(lambda: torch.nn.functional.pad(x, amounts))
+    ours = rule_verdict(lambda: functional("pad", shape, amounts))
+    agree("F.pad", ours, theirs, f"F.pad({shape}, {amounts})")

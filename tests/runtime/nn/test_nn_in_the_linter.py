@@ -30,6 +30,9 @@ CASES = [
     ("up = nn.PixelShuffle(2)\nx = torch.randn(1, 12, 8, 8)\ny = nn.Conv2d(12, 4, 3)(up(x))\n",
      ["SC106"], True),
     ("x = torch.randn(1, 6, 8, 8)\ny = nn.functional.pixel_shuffle(x, 2)\n", ["SC113"], True),
+    ("x = nn.functional.pad(torch.randn(2, 3, 5), (1, 1))\ny = nn.Linear(7, 2)(x)\n", [], False),
+    ("x = nn.functional.pad(torch.randn(2, 3, 5), (1, 1))\ny = nn.Linear(5, 2)(x)\n", ["SC106"],
+     True),
 ]
 
 
