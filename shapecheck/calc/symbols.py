@@ -15,7 +15,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from shapecheck.runtime.dims import Dim, Shape, Sym, UnknownDim
+from shapecheck.runtime import dims
+from shapecheck.runtime.dims import Dim, Shape, Sym
 
 from .expression import CheckedExpression
 from .outcome import DialectOutcome
@@ -86,19 +87,8 @@ def symbols_of(env: dict[str, ShapeBinding]) -> tuple[str, ...]:
 
 def _value(dim: Dim, sizes: dict[str, int]) -> int | None:
     """A dim's value under ``sizes``; None when it is unknown or names an opaque atom."""
-    if isinstance(dim, int):
-        return dim
-    if isinstance(dim, UnknownDim):
-        return None
-    total = 0
-    for monomial, coefficient in dim.terms:
-        term = coefficient
-        for atom in monomial:
-            if atom not in sizes:
-                return None
-            term *= sizes[atom]
-        total += term
-    return total
+    value = dims.substitute(dim, sizes)
+    return value if isinstance(value, int) else None
 
 
 def substitute(shape: Shape, sizes: dict[str, int]) -> tuple[int | None, ...]:
