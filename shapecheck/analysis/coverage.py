@@ -72,8 +72,7 @@ class CoverageRecorder:
         self.best: dict[Any, int] = {}
 
     def record(self, node: Any, value: AbstractArray) -> None:
-        storage = value.alias.storage if value.alias is not None else None
-        if storage is not None and not storage.is_array:
+        if value.maybe_not_array:
             # A parameter nothing is known of (or computed only from such): it may be an int,
             # a str or a config as well as an array, so it is not counted as an array.
             return

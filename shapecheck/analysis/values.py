@@ -106,6 +106,13 @@ class AbstractArray:
     def ndim(self) -> int | None:
         return None if self.shape is None else len(self.shape)
 
+    @property
+    def maybe_not_array(self) -> bool:
+        """Computed only from parameters nothing is known of: it may as well be an int, a str
+        or a config as an array (of either library)."""
+        return self.alias is not None and self.alias.storage is not None and \
+            not self.alias.storage.is_array
+
     def with_shape(self, shape: tuple | None, **changes: Any) -> "AbstractArray":
         changes.setdefault("tail", ())
         return replace(self, shape=None if shape is None else tuple(shape), **changes)
@@ -307,6 +314,13 @@ def dims_of(value: Value) -> tuple | None:
     return None
 
 
+def vague(value: Value) -> bool:
+    """Of unknown rank, computed only from parameters nothing is known of: an int where a size
+    is expected (``C // n_head``, ``zeros((n, 4))``), data of unknown shape elsewhere."""
+    return isinstance(value, AbstractArray) and value.shape is None and not value.tail and \
+        value.maybe_not_array
+
+
 def known_int(value: Value) -> int | None:
     """The int a value surely is, or None."""
     if isinstance(value, IntValue) and isinstance(value.value, int):
@@ -322,5 +336,5 @@ __all__ = [
     "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
     "ConstValue", "FloatValue", "TupleValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
-    "join_values", "join_dims", "dims_of", "known_int", "shape_value",
+    "join_values", "join_dims", "dims_of", "known_int", "shape_value", "vague",
 ]

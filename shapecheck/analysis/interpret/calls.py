@@ -502,15 +502,8 @@ class Calls:
         from such), which may be a numpy array or a tensor alike. A file that imports torch
         and not numpy works with tensors; a numpy-only file is often a helper that takes
         either, so there the library stays a guess."""
-        return array.alias is not None and array.alias.storage is not None and \
-            not array.alias.storage.is_array and not (
-                self.array_libraries == {"torch"} and array.library == "torch")
-
-    def vague_parameter(self, value: Value) -> bool:
-        """A parameter nothing is known of (or computed only from such), of unknown rank."""
-        return isinstance(value, AbstractArray) and value.shape is None and not value.tail \
-            and value.alias is not None and value.alias.storage is not None and \
-            not value.alias.storage.is_array
+        return array.maybe_not_array and not (
+            self.array_libraries == {"torch"} and array.library == "torch")
 
     def libraries_with(self, name: str) -> tuple[str, ...]:
         return tuple(lib for lib in ("numpy", "torch")

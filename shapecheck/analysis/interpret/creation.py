@@ -16,20 +16,14 @@ from ..values import (
     ModuleRef,
     TupleValue,
     Value,
+    vague,
 )
 from .operands import FAIL, dtype_from, to_arg
 
 
-def _unknown_parameter(value: Value) -> bool:
-    """A parameter nothing is known of, made an array only for its aliasing facts."""
-    return isinstance(value, AbstractArray) and value.shape is None and not value.tail and \
-        value.alias is not None and value.alias.storage is not None and \
-        value.alias.storage.param is not None and not value.alias.storage.is_array
-
-
 def _creation_arg(value: Value, library: str) -> Any:
     """An argument as the creation rule reads it: arrays are ARRAY, dtypes their names."""
-    if _unknown_parameter(value):
+    if vague(value):
         return rt_creation.ANYTHING
     if isinstance(value, AbstractArray):
         return rt_creation.ARRAY
@@ -38,7 +32,7 @@ def _creation_arg(value: Value, library: str) -> Any:
     if isinstance(value, (DtypeValue, ModuleRef)):
         return dtype_from(value, library) or rt_creation.UNREADABLE
     if isinstance(value, TupleValue) and not any(
-            isinstance(v, AbstractArray) and not _unknown_parameter(v) for v in value.items):
+            isinstance(v, AbstractArray) and not vague(v) for v in value.items):
         items = [_creation_arg(v, library) for v in value.items]
         return list(items) if value.is_list else tuple(items)
     converted = to_arg(value)

@@ -32,6 +32,7 @@ from ..values import (
     dims_of,
     join_values,
     shape_value,
+    vague,
 )
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
@@ -73,8 +74,7 @@ def _is_none_test(left: Value, right: Value, negated: bool) -> Value:
         return UNKNOWN_VALUE
     if left == ConstValue(None):
         return ConstValue(not negated)
-    if isinstance(left, AbstractArray) and (left.alias is None or left.alias.storage is None
-                                            or left.alias.storage.is_array):
+    if isinstance(left, AbstractArray) and not left.maybe_not_array:
         return ConstValue(negated)
     return UNKNOWN_VALUE
 
@@ -491,7 +491,7 @@ class Expressions:
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
         if op == "floor_divide" and any(isinstance(v, IntValue) for v in (left, right)) and all(
-                isinstance(v, IntValue) or v is UNKNOWN_VALUE or self.vague_parameter(v)
+                isinstance(v, IntValue) or v is UNKNOWN_VALUE or vague(v)
                 for v in (left, right)):
             # C // self.n_head: a size divided by something nothing is known of is an int.
             return IntValue(UNKNOWN)
