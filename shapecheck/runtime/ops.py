@@ -91,23 +91,24 @@ from .arguments import shape_of as _shape
 from .dialects import Dialect
 from .dims import shape_is_concrete
 from .layout import torch_view_strides
-from .optable import _TABLE as _TABLE  # the registry, for the table's own tests
-from .optable import ALIASING_KINDS as ALIASING_KINDS
-from .optable import VIEW_KINDS as VIEW_KINDS
-from .optable import OpSpec as OpSpec
+from .optable import (
+    _TABLE,
+    ALIASING_KINDS,
+    VIEW_KINDS,
+    OpSpec,
+    ViewKind,
+    all_specs,
+    is_array_op,
+    keeps_shape,
+    lookup,
+    shape_from_arguments,
+    writes_reach_input,
+)
 from .optable import add_op as _add
-from .optable import all_specs as all_specs
-from .optable import is_array_op as is_array_op
-from .optable import keeps_shape as keeps_shape
-from .optable import lookup as lookup
-from .optable import shape_from_arguments as shape_from_arguments
 from .optable import shape_keeping as _shape_keeping
-from .optable import writes_reach_input as writes_reach_input
 from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
-from .views import call_view_kind as call_view_kind
-from .views import output_layout as output_layout
-from .views import resolved_view_kind as resolved_view_kind
+from .views import call_view_kind, output_layout, resolved_view_kind
 
 # The rules package re-exports functions named like their modules (``pointwise``), so the
 # modules are imported by their full names.
@@ -551,6 +552,7 @@ def _register_linalg() -> None:
 _register_linalg()
 
 
-__all__ = ["ArrayArg", "OpSpec", "lookup", "all_specs", "call_view_kind", "output_layout",
-           "resolved_view_kind", "writes_reach_input", "index_items",
-           "VIEW_KINDS", "ALIASING_KINDS", "ViewKind", "size_args"]
+__all__ = ["ALIASING_KINDS", "VIEW_KINDS", "ArrayArg", "OpSpec", "ViewKind", "_TABLE",
+           "all_specs", "call_view_kind", "index_items", "is_array_op", "keeps_shape", "lookup",
+           "output_layout", "resolved_view_kind", "shape_from_arguments", "size_args",
+           "writes_reach_input"]

@@ -291,7 +291,11 @@ __all__ = ["bilinear", "glu", "linear", "softmax", "unflatten"]
 # --------------------------------------------------------------------------- PixelShuffle
 
 
-def _factor(value, op: str, word: str) -> int:
+def _pixel_input(x: Shape, value, op: str, word: str) -> int:
+    """Both pixel ops' checks, in torch's order: at least 3 dims, then a positive factor."""
+    if len(x) < 3:
+        raise layer_error(f"{op} expects input to have at least 3 dimensions, but got input with "
+                          f"{len(x)} dimension(s)", "RuntimeError", x)
     factor = known_int(value)
     if factor is None:
         raise NotModelled(f"{op} with a factor that is not a known int")
@@ -310,10 +314,7 @@ def _divides(size, factor: int) -> bool | None:
 def pixel_shuffle(x: Shape, upscale_factor) -> Result:
     """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
     x = tuple(x)
-    if len(x) < 3:
-        raise layer_error(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
-                          f"input with {len(x)} dimension(s)", "RuntimeError", x)
-    r = _factor(upscale_factor, "pixel_shuffle", "upscale_factor")
+    r = _pixel_input(x, upscale_factor, "pixel_shuffle", "upscale_factor")
     channels, height, width = x[-3:]
     divides = _divides(channels, r * r)
     if divides is False:
@@ -328,10 +329,7 @@ def pixel_shuffle(x: Shape, upscale_factor) -> Result:
 def pixel_unshuffle(x: Shape, downscale_factor) -> Result:
     """(*, C, H*r, W*r) -> (*, C*r*r, H, W); torch hands back an empty input unchanged."""
     x = tuple(x)
-    if len(x) < 3:
-        raise layer_error(f"pixel_unshuffle expects input to have at least 3 dimensions, but got "
-                          f"input with {len(x)} dimension(s)", "RuntimeError", x)
-    r = _factor(downscale_factor, "pixel_unshuffle", "downscale_factor")
+    r = _pixel_input(x, downscale_factor, "pixel_unshuffle", "downscale_factor")
     channels, height, width = x[-3:]
     for size, word, index in ((height, "height", -2), (width, "width", -1)):
         divides = _divides(size, r)
