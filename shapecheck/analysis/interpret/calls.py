@@ -192,6 +192,8 @@ class Calls:
                 return IntValue(value.shape[0])
             return IntValue(UNKNOWN)
         if name == "range":
+            for bound in args:
+                self.mark_sized(bound)
             return Iterable(IntValue(UNKNOWN))
         if name == "enumerate" and args:
             return Iterable(TupleValue((IntValue(UNKNOWN), self.element_of(args[0]))))

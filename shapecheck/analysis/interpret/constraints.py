@@ -24,7 +24,9 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
-from ...runtime.dims import UNKNOWN, atoms, format_shape, substitute, sym
+from ...runtime.dims import UNKNOWN, Sym, atoms, format_shape, substitute, sym
+from ...runtime.nn.base import Layer
+from ...runtime.nn.sizes import BatchedInput
 from ...runtime.verdicts import ShapeError
 from ..values import UNKNOWN_VALUE, AbstractArray, IntValue, Value
 
@@ -272,6 +274,48 @@ class Constraints:
             shape[axis] = size.value if i < count - 1 else UNKNOWN
             pieces.append(base.derived(tuple(shape), self.origin(source)))
         return pieces
+
+    def assume_batched(self, current: AbstractArray, holder: cst.BaseExpression,
+                       expected: BatchedInput, layer: Layer) -> AbstractArray:
+        """``self.conv1(x)`` with x of unknown rank: x is the layer's batched input from here on.
+
+        Its dims are symbols nobody named (so never SC112 on their own), the features the
+        layer's constructor states, and what was known of its trailing dims. Every name in
+        this scope that holds the same array (``identity = x`` before the conv) is refined
+        with it; x stays a parameter's array, so a caller never sees the assumption.
+        """
+        text = f"{self.text(holder, 30)}.shape"
+        dims = [sym(f"{text}[{i}]") for i in range(expected.rank)]
+        if expected.feature_argument is not None:
+            try:
+                feature = layer[expected.feature_argument]
+            except KeyError:
+                feature = UNKNOWN
+            if isinstance(feature, (int, Sym)) and not isinstance(feature, bool):
+                dims[expected.feature_dim] = feature
+        tail = current.tail[-expected.rank:] if current.tail else ()
+        if tail:
+            dims[expected.rank - len(tail):] = tail
+        storage = current.alias.storage if current.alias is not None and \
+            current.alias.view == "base" else None
+
+        def refine(value: AbstractArray) -> AbstractArray:
+            alias = value.alias
+            if alias is not None and alias.storage is not None and not alias.storage.is_array:
+                # The layer says it is an array: no longer "maybe a str or a config".
+                alias = replace(alias, storage=replace(alias.storage, is_array=True))
+            return replace(value, shape=tuple(dims), tail=(), library="torch", alias=alias)
+
+        refined = refine(current)
+        scope = self.frame.scope
+        for name, value in list(scope.vars.items()):
+            if value is current or storage is not None and isinstance(value, AbstractArray) \
+                    and value.shape is None and value.alias is not None and \
+                    value.alias.storage == storage and value.alias.view == "base":
+                scope.vars[name] = refine(value)
+        if self.coverage is not None:
+            self.coverage.record(holder, refined)
+        return refined
 
     def symbol_roots(self, name: str, seen: frozenset = frozenset()) -> frozenset:
         """Where a named dim comes from in the end: the array whose shape named it (or the

@@ -137,8 +137,10 @@ class Context:
         self.metadata_read = False
         self.copies: set[int] = set()  # subscripts that certainly copy (advanced indexing)
         self.on_its_own = False  # analyzing a function with no caller (its summary)
-        self.named_symbols: dict[str, Any] = {}
-        self.parameter_storages: dict[int, Any] = {}  # nn.Module instance -> its parameters  # symbol -> where the code named it (SC112)
+        self.named_symbols: dict[str, Any] = {}  # symbol -> where the code named it (SC112)
+        self.parameter_storages: dict[int, Any] = {}  # nn.Module instance -> its parameters
+        self.sized_params: set[int] = set()  # parameters (node ids) the code uses as sizes
+        self.param_flows: dict[int, set[int]] = {}  # parameter -> caller parameters passed to it
         self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
 
     def run(self) -> list[Finding]:

@@ -411,7 +411,13 @@ class Expressions:
             items = self.index_items(node)
             if items is None or base.shape is None:
                 unknown = base.derived(None, self.origin(node), dtype=base.dtype)
-                return self.track_index(node, base, items, unknown)
+                value = self.track_index(node, base, items, unknown)
+                if isinstance(value, AbstractArray) and value.alias is None and \
+                        base.maybe_not_array:
+                    # config[key], layers[name]: of a parameter nothing is known of, the item
+                    # is no more certainly an array than the parameter is.
+                    return self.fresh(value, node, "item", operands=(base,))
+                return value
             dialect = self.dialect_for(base.library)
             rule_items = rule_index_items(items)
             if rule_items is None:

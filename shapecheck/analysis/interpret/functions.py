@@ -16,6 +16,7 @@ from ..values import (
     Alias,
     ClassValue,
     ConstValue,
+    FloatValue,
     FunctionValue,
     InstanceValue,
     IntValue,
@@ -60,9 +61,23 @@ def namespace_names(source: str) -> frozenset[str]:
                      if m.group(2) in _NAMESPACE_ONLY)
 
 
+_ARRAY_WORDS = re.compile(r"tensor|ndarray|array|any|like", re.IGNORECASE)
+
+
+def _may_hold_array(annotation: str) -> bool:
+    """An annotation that may stand for an array: one naming none of the words array types
+    are named with (``float``, ``list[Config]``, ``Optional[int]``) says the value is none."""
+    return _ARRAY_WORDS.search(annotation) is not None
+
+
+def _is_float(annotation: cst.BaseExpression) -> bool:
+    return isinstance(annotation, cst.Name) and annotation.value == "float"
+
+
 class Functions:
     def call_function(self, func: FunctionValue, args: list, kwargs: dict,
                       node: cst.CSTNode | None = None) -> Value:
+        self.note_param_flow(func, args, kwargs)
         if id(func) in self.active or len(self.active) >= MAX_CALL_DEPTH:
             return UNKNOWN_VALUE
         informative = any(is_informative(a) for a in args if not isinstance(a, InstanceValue)) or \
@@ -118,7 +133,12 @@ class Functions:
         saved_no_grad, self.no_grad = self.no_grad, 0  # analyzed once, on its own
         saved_own, self.on_its_own = self.on_its_own, True
         try:
+            sized = self.sized_count(func)
             result = self.analyze_function(func, args, {})
+            if self.sized_count(func) > sized:
+                # The body used parameters nothing was known of as sizes (a layer's width):
+                # once more with those as ints, so the layers it builds have symbolic sizes.
+                result = self.analyze_function(func, args, {})
         finally:
             self.no_grad = saved_no_grad
             self.on_its_own = saved_own
@@ -169,8 +189,53 @@ class Functions:
                 out = declared
         return out
 
+    def sized_count(self, func: FunctionValue) -> int:
+        params = func.node.params
+        return sum(1 for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                   if id(p) in self.sized_params)
+
+    def unknown_param_of(self, value: Value) -> int | None:
+        """The parameter (its node's id) that ``value`` is, passed on unchanged, when nothing
+        is known of it."""
+        if isinstance(value, AbstractArray) and value.shape is None and not value.tail and \
+                value.alias is not None and value.alias.view == "base" and \
+                value.alias.storage is not None and value.alias.storage.param is not None and \
+                value.alias.storage.id in self.unknown_params:
+            return value.alias.storage.id
+        return None
+
+    def mark_sized(self, value: Value) -> None:
+        """The code uses ``value`` as a size (a layer's width, a range's bound): when it is a
+        parameter nothing was known of, that parameter is an int, and so are the callers'
+        parameters passed to it."""
+        pending = [self.unknown_param_of(value)]
+        while pending:
+            param = pending.pop()
+            if param is None or param in self.sized_params:
+                continue
+            self.sized_params.add(param)
+            pending.extend(self.param_flows.get(param, ()))
+
+    def note_param_flow(self, func: FunctionValue, args: list, kwargs: dict) -> None:
+        """Which of the caller's unknown parameters this call passes to which of ``func``'s."""
+        if not self.unknown_params or not isinstance(func.node, cst.FunctionDef):
+            return
+        params = func.node.params
+        positional = list(params.posonly_params) + list(params.params)
+        by_name = {p.name.value: p for p in (*positional, *params.kwonly_params)}
+        pairs = list(zip(positional, args)) + [(by_name[k], v) for k, v in kwargs.items()
+                                               if k in by_name]
+        for param, value in pairs:
+            caller = self.unknown_param_of(value)
+            if caller is None:
+                continue
+            self.param_flows.setdefault(id(param), set()).add(caller)
+            if id(param) in self.sized_params:
+                self.mark_sized(value)
+
     def bind_params(self, node: cst.FunctionDef, scope: Scope, args: list, kwargs: dict,
                     func: FunctionValue) -> None:
+        self.note_param_flow(func, args, kwargs)
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
         saved = self.frame.scope
@@ -217,6 +282,12 @@ class Functions:
         if value is UNKNOWN_VALUE:
             if param.default is not None:
                 return value
+            if param.annotation is not None and not _may_hold_array(
+                    self.module.code_for_node(param.annotation.annotation)):
+                # layer_scale: float, block_setting: list[Config]: the code says it is no array.
+                return FloatValue() if _is_float(param.annotation.annotation) else value
+            if id(param) in self.sized_params:
+                return IntValue(sym(param.name.value))  # used as a size: an int nobody names
             if self.namespace_uses is None:
                 self.namespace_uses = namespace_names(self.source)
             if param.name.value in self.namespace_uses:

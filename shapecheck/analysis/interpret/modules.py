@@ -15,6 +15,7 @@ from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
+from ...runtime.nn.sizes import SIZE_ARGUMENTS, batched_input, bound_arguments
 from ...runtime.verdicts import ShapeError
 from ..values import (
     UNKNOWN_VALUE,
@@ -208,6 +209,9 @@ class Modules:
         """``nn.<kind>(...)`` as written; the runtime builds it when it is called."""
         if kind == "Sequential":
             return LayerValue(kind, layers=tuple(args))
+        for name, value in bound_arguments(kind, args, kwargs):
+            if name in SIZE_ARGUMENTS:
+                self.mark_sized(value)
         return LayerValue(kind, tuple(args), tuple(sorted(kwargs.items())))
 
     def call_layer(self, node, layer: LayerValue, args: list, kwargs: dict, arg_nodes: list) -> Value:
@@ -243,6 +247,10 @@ class Modules:
             built = None  # torch refuses the constructor (not a layer input), or it is not modelled
         if built is None or kwargs or not all(isinstance(v, AbstractArray) for v in arrays):
             return unknown
+        expected = batched_input(built)
+        if x.shape is None and expected is not None and len(arrays) == 1 and not options:
+            x = self.assume_batched(x, arg_nodes[0] if arg_nodes else node, expected, built)
+            arrays = [x]
         shapes = [v.shape for v in arrays]
         if any(s is None for s in shapes):
             if layer.kind != "Linear" or not x.tail:

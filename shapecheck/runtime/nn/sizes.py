@@ -1,0 +1,76 @@
+"""What a layer says about sizes: the rank of its batched input, and which of its
+constructor's arguments are sizes.
+
+A model file rarely says what rank ``forward`` receives; its first layer
+does. A Conv2d takes (N, C, H, W), or an unbatched (C, H, W); a Conv2d
+with in_channels=3 says the dim at 1 is 3. An analyzer that knows nothing
+else of its input takes the batched form, which is what model code passes
+(the unbatched forms came later and are for single samples).
+
+Layers whose input rank is open (Linear, LayerNorm, GroupNorm, Embedding,
+activations) or has two batched forms (BatchNorm1d takes (N, C) and
+(N, C, L)) are not listed: they say nothing certain about the rank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from typing import Any
+
+from .base import LAYERS, Layer
+
+
+@dataclass(frozen=True)
+class BatchedInput:
+    """``rank`` dims; the layer's ``feature_argument`` is the size at ``feature_dim``."""
+
+    rank: int
+    feature_dim: int | None = None
+    feature_argument: str | None = None
+
+
+def _spatial(n: int, feature_argument: str | None) -> BatchedInput:
+    return BatchedInput(n + 2, 1 if feature_argument else None, feature_argument)
+
+
+BATCHED_INPUT: dict[str, BatchedInput] = {}
+for _n in (1, 2, 3):
+    for _kind in (f"Conv{_n}d", f"ConvTranspose{_n}d"):
+        BATCHED_INPUT[_kind] = _spatial(_n, "in_channels")
+    for _kind in (f"MaxPool{_n}d", f"AvgPool{_n}d", f"AdaptiveAvgPool{_n}d",
+                  f"AdaptiveMaxPool{_n}d", f"LPPool{_n}d", f"Dropout{_n}d"):
+        BATCHED_INPUT[_kind] = _spatial(_n, None)
+    BATCHED_INPUT[f"InstanceNorm{_n}d"] = _spatial(_n, "num_features")
+for _n in (2, 3):
+    BATCHED_INPUT[f"BatchNorm{_n}d"] = _spatial(_n, "num_features")
+for _kind in ("RNN", "GRU", "LSTM"):
+    # (L, N, H_in), or (N, L, H_in) with batch_first: the features are last either way.
+    BATCHED_INPUT[_kind] = BatchedInput(3, -1, "input_size")
+
+
+def batched_input(layer: Layer) -> BatchedInput | None:
+    """What ``layer``'s batched input looks like; None when the layer does not say."""
+    return BATCHED_INPUT.get(layer.kind)
+
+
+SIZE_ARGUMENTS = frozenset({
+    "in_channels", "out_channels", "in_features", "out_features", "in1_features",
+    "in2_features", "num_features", "num_channels", "num_groups", "num_embeddings",
+    "embedding_dim", "input_size", "hidden_size", "proj_size", "embed_dim", "num_heads",
+    "d_model", "nhead", "dim_feedforward", "groups",
+})
+"""Constructor arguments that are always one int: counts of channels, features, heads.
+(Kernel sizes, strides and paddings may be tuples, and normalized_shape a list.)"""
+
+
+def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[str, Any]]:
+    """``nn.<kind>(*args, **kwargs)``'s arguments by parameter name, as far as they bind."""
+    spec = LAYERS.get(kind)
+    if spec is None or spec.signature == (("*", None),):
+        return []
+    names = [name for name, _ in spec.signature]
+    return list(zip(names, args)) + list(kwargs.items())
+
+
+__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "BatchedInput", "batched_input", "bound_arguments"]

@@ -1,0 +1,140 @@
+"""Models that nothing in their file builds or calls: the first layer that consumes
+``forward``'s input says its rank and width, and constructor parameters used as layer
+widths are sizes. samples/unconstructed_models.py's bugs are real: run on torch, each
+raises at the marked line, and the clean block runs."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+import pytest
+
+from test_samples import expected
+from test_shape_coverage import measured
+
+from shapecheck.analysis.api import analyze_source
+from shapecheck.analysis.coverage import FULLY_KNOWN, RANK_UNKNOWN
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "unconstructed_models.py"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    pytest.importorskip("torch")
+    source = SAMPLE.read_text()
+    namespace: dict = {"__name__": "unconstructed_models"}
+    exec(compile(source, str(SAMPLE), "exec"), namespace)  # the project's own sample file
+    return namespace, {line: code for line, code in expected(source)}
+
+
+def raised_at(call) -> int:
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
+              if f.filename == str(SAMPLE)]
+    return frames[-1].lineno
+
+
+def test_each_marked_layer_mismatch_raises_on_torch_at_its_line(sample):
+    import torch
+    namespace, lines = sample
+    images = torch.ones(2, 3, 8, 8)
+    assert {raised_at(lambda: namespace["SmallCNN"]()(images)),
+            raised_at(lambda: namespace["Classifier"]()(images))} == set(lines)
+
+
+def test_the_consistent_block_runs(sample):
+    import torch
+    namespace, _ = sample
+    assert namespace["BasicBlock"](8, 8)(torch.ones(2, 8, 5, 5)).shape == (2, 8, 5, 5)
+
+
+def test_the_first_conv_gives_forward_its_batched_rank_and_width():
+    _, levels = measured('''
+        from torch import nn
+
+        class Stem(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 16, 3)
+                self.norm = nn.BatchNorm2d(16)
+
+            def forward(self, x):
+                skip = x
+                y = self.norm(self.conv(x))
+                return y, skip.sum(1)
+    ''')
+    assert levels["self.conv(x)"] == FULLY_KNOWN
+    assert levels["self.norm(self.conv(x))"] == FULLY_KNOWN
+    # skip was bound to the same input before the conv read it: it has the rank too.
+    assert levels["skip.sum(1)"] == FULLY_KNOWN
+
+
+def test_an_input_the_rank_is_assumed_for_still_fails_the_layer_it_does_not_fit():
+    source = '''
+from torch import nn
+
+class Stem(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3)
+        self.norm = nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        return self.norm(self.conv(x))
+'''
+    findings = analyze_source(source, "t.py")
+    assert [(f.code, f.span.line) for f in findings] == [("SC113", 11)]
+    assert "running_mean should contain 16 elements not 8" in findings[0].message + str(
+        findings[0].__dict__)
+
+
+def test_constructor_parameters_used_as_widths_are_symbolic_sizes():
+    _, levels = measured('''
+        from torch import nn
+
+        def conv3x3(cin, cout):
+            return nn.Conv2d(cin, cout, 3, padding=1)
+
+        class Block(nn.Module):
+            def __init__(self, inplanes, planes):
+                super().__init__()
+                self.conv = conv3x3(inplanes, planes)
+
+            def forward(self, x):
+                return self.conv(x)
+    ''')
+    # The conv's output width is the parameter planes, through the helper: fully known.
+    assert levels["self.conv(x)"] == FULLY_KNOWN
+
+
+def test_a_parameter_the_code_types_as_no_array_is_not_counted_as_one():
+    _, levels = measured('''
+        import torch
+
+        def scale(layer_scale: float, settings: list[str], table):
+            out = torch.ones(3, 4) * layer_scale
+            for s in settings:
+                pass
+            return out, table[settings]
+    ''')
+    assert levels["torch.ones(3, 4) * layer_scale"] == FULLY_KNOWN
+    assert "s" not in levels and "layer_scale" not in levels
+    # An item of a parameter nothing is known of may be anything: not counted as an array.
+    assert "table[settings]" not in levels
+
+
+def test_a_layer_that_does_not_state_a_rank_assumes_none():
+    _, levels = measured('''
+        from torch import nn
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(16, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+    ''')
+    assert levels.get("self.fc(x)", RANK_UNKNOWN) == RANK_UNKNOWN
