@@ -473,6 +473,11 @@ class Calls:
                 return AbstractArray(None, dtype, array.library, origin)
             array = settled
             libraries = self.libraries_with(name) or libraries
+        if array.shape is None and name == "permute" and isinstance(node, cst.Call) and \
+                isinstance(node.func, cst.Attribute):
+            order = self.shape_from_arguments(name, conv_args, self.dialect_for("torch"))
+            if order is not None:
+                array = self.refine_rank(array, node.func.value, len(order))
         dialect = self.dialect_for(array.library)
         if array.shape is None or any(a is FAIL for a in conv_args) or any(
                 a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:

@@ -284,7 +284,7 @@ class Constraints:
         this scope that holds the same array (``identity = x`` before the conv) is refined
         with it; x stays a parameter's array, so a caller never sees the assumption.
         """
-        text = f"{self.text(holder, 30)}.shape"
+        text = self.refined_text(holder)
         dims = [sym(f"{text}[{i}]") for i in range(expected.rank)]
         if expected.feature_argument is not None:
             try:
@@ -296,6 +296,33 @@ class Constraints:
         tail = current.tail[-expected.rank:] if current.tail else ()
         if tail:
             dims[expected.rank - len(tail):] = tail
+        return self.refine_array(current, holder, tuple(dims))
+
+    def refine_rank(self, current: AbstractArray, holder: cst.BaseExpression,
+                    rank: int) -> AbstractArray:
+        """``x.permute(0, 2, 3, 1)`` with x of unknown rank: the code says x has 4 dims."""
+        text = self.refined_text(holder)
+        dims = [sym(f"{text}[{i}]") for i in range(rank)]
+        if current.tail and len(current.tail) <= rank:
+            dims[rank - len(current.tail):] = current.tail
+        return self.refine_array(current, holder, tuple(dims))
+
+    def refined_text(self, holder: cst.BaseExpression) -> str:
+        """``x.shape`` for the dims of the first array of unknown rank refined under the name x
+        in this function; ``x#2.shape`` for the next (x rebound to another array): the dims of
+        two arrays must not share a name, or they would pass for equal."""
+        text = self.text(holder, 30)
+        scope = self.active[-1] if self.active else 0
+        seen = self.refined_holders.setdefault((scope, text), [])
+        if holder not in seen:
+            seen.append(holder)
+        number = seen.index(holder) + 1
+        return f"{text}.shape" if number == 1 else f"{text}#{number}.shape"
+
+    def refine_array(self, current: AbstractArray, holder: cst.BaseExpression,
+                     dims: tuple) -> AbstractArray:
+        """``current`` (of unknown rank) has ``dims`` from here on, and so has every name of
+        this scope that holds it."""
         storage = current.alias.storage if current.alias is not None and \
             current.alias.view == "base" else None
 
@@ -304,7 +331,7 @@ class Constraints:
             if alias is not None and alias.storage is not None and not alias.storage.is_array:
                 # The layer says it is an array: no longer "maybe a str or a config".
                 alias = replace(alias, storage=replace(alias.storage, is_array=True))
-            return replace(value, shape=tuple(dims), tail=(), library="torch", alias=alias)
+            return replace(value, shape=dims, tail=(), library="torch", alias=alias)
 
         refined = refine(current)
         scope = self.frame.scope
