@@ -85,6 +85,8 @@ class Frame:
     scope: Scope
     returns: list = field(default_factory=list)
     is_generator: bool = False
+    none_defaults: frozenset = frozenset()
+    """Parameters no caller gave, left to a default of None."""
 
 
 class _Flow(Exception):

@@ -265,6 +265,11 @@ class Functions:
                     scope.vars[star.name.value] = UNKNOWN_VALUE
         finally:
             self.frame.scope = saved
+        given = {p.name.value for p in positional[:len(args)]} | set(kwargs)
+        self.frame.none_defaults = frozenset(
+            p.name.value for p in (*positional, *params.kwonly_params)
+            if p.name.value not in given and isinstance(p.default, cst.Name)
+            and p.default.value == "None" and scope.vars.get(p.name.value) is UNKNOWN_VALUE)
 
     def caller_owned(self, value: Value, param: cst.Param, index: int,
                      func: FunctionValue) -> Value:

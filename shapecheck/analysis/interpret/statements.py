@@ -38,6 +38,26 @@ def _ends_in_raise(body) -> bool:
         isinstance(s, cst.Raise) for s in last.body)
 
 
+def _filled_default(node: cst.If) -> str | None:
+    """``if name is None: name = ...`` (no else): the name whose default the body fills in."""
+    test = node.test
+    if node.orelse is not None or not isinstance(test, cst.Comparison) or \
+            len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or \
+            not isinstance(test.comparisons[0].operator, cst.Is) or \
+            not (isinstance(test.comparisons[0].comparator, cst.Name) and
+                 test.comparisons[0].comparator.value == "None"):
+        return None
+    name = test.left.value
+    for statement in node.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                        isinstance(t.target, cst.Name) and t.target.value == name
+                        for t in small.targets):
+                    return name
+    return None
+
+
 class Statements:
     def exec_block(self, body: Iterable[cst.CSTNode]) -> None:
         for stmt in body:
@@ -150,6 +170,14 @@ class Statements:
         self.deferred.append(("class", cls))
 
     def stmt_If(self, node: cst.If) -> None:
+        filled = _filled_default(node)
+        if filled is not None and filled in self.frame.none_defaults and \
+                self.frame.scope.vars.get(filled) is UNKNOWN_VALUE:
+            # ``if norm_layer is None: norm_layer = nn.BatchNorm2d`` with the parameter left to
+            # its default: the default is what the body fills in. (A caller's own value is
+            # unknown either way, so nothing is lost by following the default.)
+            self.exec_block(node.body.body)
+            return
         test = self.eval(node.test)
         if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
                 isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
