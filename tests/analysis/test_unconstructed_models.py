@@ -138,3 +138,48 @@ def test_a_layer_that_does_not_state_a_rank_assumes_none():
                 return self.fc(x)
     ''')
     assert levels.get("self.fc(x)", RANK_UNKNOWN) == RANK_UNKNOWN
+
+
+def test_factory_keywords_splatted_into_layers_and_creations_keep_the_widths():
+    _, levels = measured('''
+        import torch
+        from torch import nn
+
+        class Attention(nn.Module):
+            def __init__(self, dim, num_heads=8, device=None, dtype=None):
+                dd = {"device": device, "dtype": dtype}
+                super().__init__()
+                self.num_heads = num_heads
+                self.scale = (dim // num_heads) ** -0.5
+                self.qkv = nn.Linear(dim, dim * 3, **dd)
+                self.bias = nn.Parameter(torch.zeros(dim, **dd))
+
+            def forward(self, x):
+                B, N, C = x.shape
+                qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, C // self.num_heads)
+                q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+                attn = (q @ k.transpose(-2, -1)) * self.scale
+                return attn, self.bias
+    ''')
+    assert levels["self.qkv(x)"] == FULLY_KNOWN  # (B, N, 3*dim)
+    assert levels["self.qkv(x).reshape(B, N, 3, self.num_heads, C // self.num_heads)"] == \
+        FULLY_KNOWN  # C // 8 is a symbolic dim
+    assert levels["(q @ k.transpose(-2, -1)) * self.scale"] == FULLY_KNOWN  # a float scale
+    assert levels["self.bias"] == FULLY_KNOWN
+
+
+def test_a_splat_that_may_hold_a_stride_leaves_the_spatial_dims_unknown():
+    findings = analyze_source('''
+from torch import nn
+
+class Down(nn.Module):
+    def __init__(self, conv_kwargs):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, **conv_kwargs)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y + x[:, :1]
+''', "t.py")
+    # With stride=1, padding=1 in the splat the add is fine; nothing is certain.
+    assert findings == []

@@ -12,7 +12,9 @@ from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
 from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
 from ...runtime.nn import FUNCTIONAL_LOSSES
+from ...runtime.creation import CREATORS
 from ...runtime.nn import LAYERS as NN_LAYERS
+from ...runtime.nn.sizes import bound_arguments
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import ShapeError
@@ -79,7 +81,7 @@ class Calls:
         args: list[Value] = []
         kwargs: dict[str, Value] = {}
         arg_nodes: list[cst.CSTNode] = []
-        starred = False
+        starred = splatted = False
         for arg in node.args:
             value = self.eval(arg.value)
             if arg.star == "*":
@@ -89,7 +91,7 @@ class Calls:
                 else:
                     starred = True
             elif arg.star == "**":
-                starred = True
+                splatted = True
             elif arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
@@ -97,11 +99,36 @@ class Calls:
                 arg_nodes.append(arg.value)
         self.forget_mutated_lists(node, func)
         self.register_module_state(node, args)
-        if starred:
+        if splatted and not starred and isinstance(func, ModuleRef):
+            made = self.made_with_unknown_keywords(node, func, args, kwargs)
+            if made is not None:
+                return made
+        if starred or splatted:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
             return self.unknown_result(func, args)
         return self.call(node, func, args, kwargs, arg_nodes)
+
+    def made_with_unknown_keywords(self, node: cst.Call, func: ModuleRef, args: list,
+                                   kwargs: dict) -> Value | None:
+        """``nn.Linear(dim, 3 * dim, **factory_kwargs)``, ``torch.empty(n, d, **dd)``: the
+        splat may hold any keyword, so a layer's keywords not written out are unknown (its
+        widths stay what the call says), and a creation's shape is its positional sizes
+        (keywords that change it, like size=, cannot join positional sizes) with its dtype
+        unknown. None for other calls."""
+        qualname = canonical(func.qualname)
+        library, _, name = qualname.partition(".")
+        if qualname.startswith("torch.nn.") and name[3:] in NN_LAYERS:
+            kind = name[3:]
+            given = {key for key, _ in bound_arguments(kind, args, kwargs)}
+            unknown = {key: UNKNOWN_VALUE for key, _ in NN_LAYERS[kind].signature
+                       if key not in given and key != "*"}
+            return self.layer_value(kind, args, {**kwargs, **unknown})
+        if library in ("numpy", "torch") and name in CREATORS and args and not kwargs:
+            made = self.create(node, library, name, args, {})
+            if isinstance(made, AbstractArray) and made.shape is not None:
+                return replace(made, dtype=None)
+        return None
 
     def forget_mutated_lists(self, node: cst.Call, func: Value) -> None:
         """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
@@ -241,6 +268,8 @@ class Calls:
         if isinstance(value, AbstractArray):
             if value.shape:
                 return value.derived(value.shape[1:], value.origin, dtype=value.dtype)
+            if value.maybe_not_array:
+                return UNKNOWN_VALUE  # an item of a list, a dict's key, a row: anything
             return AbstractArray(None, value.dtype, value.library, value.origin)
         return UNKNOWN_VALUE
 

@@ -198,7 +198,9 @@ class Constraints:
                 dims[len(dims) - len(current.tail):] = current.tail
             elif current.tail:
                 return None  # fewer names than the dims known at the end: the code is wrong
-            self.frame.scope.vars[holder.value] = replace(current, shape=tuple(dims), tail=())
+            # Still maybe a numpy array or a tensor: the unpack says nothing of the library.
+            self.refine_array(current, holder, tuple(dims), library=current.library,
+                              settles_library=False)
             return [IntValue(d) for d in dims]
         star = stars[0]
         after = len(elements) - star - 1
@@ -320,7 +322,8 @@ class Constraints:
         return f"{text}.shape" if number == 1 else f"{text}#{number}.shape"
 
     def refine_array(self, current: AbstractArray, holder: cst.BaseExpression,
-                     dims: tuple) -> AbstractArray:
+                     dims: tuple, library: str = "torch",
+                     settles_library: bool = True) -> AbstractArray:
         """``current`` (of unknown rank) has ``dims`` from here on, and so has every name of
         this scope that holds it."""
         storage = current.alias.storage if current.alias is not None and \
@@ -328,10 +331,11 @@ class Constraints:
 
         def refine(value: AbstractArray) -> AbstractArray:
             alias = value.alias
-            if alias is not None and alias.storage is not None and not alias.storage.is_array:
+            if settles_library and alias is not None and alias.storage is not None and \
+                    not alias.storage.is_array:
                 # The layer says it is an array: no longer "maybe a str or a config".
                 alias = replace(alias, storage=replace(alias.storage, is_array=True))
-            return replace(value, shape=dims, tail=(), library="torch", alias=alias)
+            return replace(value, shape=dims, tail=(), library=library, alias=alias)
 
         refined = refine(current)
         scope = self.frame.scope

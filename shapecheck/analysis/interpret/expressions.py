@@ -496,7 +496,8 @@ class Expressions:
 
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
-        if op == "floor_divide" and any(isinstance(v, IntValue) for v in (left, right)) and all(
+        if op == "floor_divide" and any(isinstance(v, IntValue) for v in (left, right)) and \
+                not all(isinstance(v, IntValue) for v in (left, right)) and all(
                 isinstance(v, IntValue) or v is UNKNOWN_VALUE or vague(v)
                 for v in (left, right)):
             # C // self.n_head: a size divided by something nothing is known of is an int.
@@ -506,10 +507,11 @@ class Expressions:
             return self.fresh(result, node, "result", operands=(left, right))
         if isinstance(left, IntValue) and isinstance(right, IntValue):
             return _int_arith(op, left.value, right.value)
-        if _is_number(left) and _is_number(right) and (
-                isinstance(left, FloatValue) or isinstance(right, FloatValue)) and \
+        if _is_number(left) and _is_number(right) and any(
+                isinstance(v, FloatValue) or isinstance(v, ConstValue) and type(v.value) is float
+                for v in (left, right)) and \
                 op in ("add", "sub", "mul", "div", "pow", "floor_divide", "remainder"):
-            return FloatValue()  # float arithmetic gives a float
+            return FloatValue()  # float arithmetic gives a float: head_dim ** -0.5
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
             return TupleValue(left.items + right.items, left.is_list)
         if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \
