@@ -183,3 +183,27 @@ class Down(nn.Module):
 ''', "t.py")
     # With stride=1, padding=1 in the splat the add is fine; nothing is certain.
     assert findings == []
+
+
+def test_a_parameter_left_to_its_none_default_follows_the_body_that_fills_it():
+    source = '''
+from torch import nn
+
+class Block(nn.Module):
+    def __init__(self, planes, norm_layer=None):
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        self.conv = nn.Conv2d(3, 16, 3)
+        self.bn = norm_layer(8)
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+'''
+    assert [(f.code, f.span.line) for f in analyze_source(source, "t.py")] == [("SC113", 13)]
+    # A caller's own norm layer is another story: nothing is certain then.
+    called = source + '''
+def build(norm):
+    return Block(8, norm_layer=norm)(None)
+'''
+    assert [(f.code, f.span.line) for f in analyze_source(called, "t.py")] == [("SC113", 13)]
