@@ -207,3 +207,55 @@ def build(norm):
     return Block(8, norm_layer=norm)(None)
 '''
     assert [(f.code, f.span.line) for f in analyze_source(called, "t.py")] == [("SC113", 13)]
+
+
+def test_config_fields_are_sizes_and_a_linear_fixes_the_last_dim():
+    source = '''
+import torch
+from torch import nn
+
+class MLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.c_proj = nn.Linear(3 * config.n_embd, config.n_embd)
+
+    def forward(self, x):
+        return self.c_proj(torch.relu(self.c_fc(x)))
+
+class Fine(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
+        self.ln = nn.LayerNorm(config.n_embd)
+        self.head = nn.Linear(config.hidden, config.vocab)
+
+    def forward(self, x):
+        return self.ln(self.c_proj(torch.relu(self.c_fc(x)))), self.head(x)
+'''
+    findings = analyze_source(source, "t.py")
+    # 4*n_embd features into a Linear of 3*n_embd: unequal for every n_embd.
+    assert [(f.code, f.span.line) for f in findings] == [("SC106", 12)]
+    assert "config.n_embd" in findings[0].message
+
+
+def test_a_dataclass_config_gives_its_defaults_and_layer_norm_fixes_the_last_dims():
+    source = '''
+from dataclasses import dataclass
+from torch import nn
+
+@dataclass
+class Config:
+    n_embd: int = 768
+
+class Head(nn.Module):
+    def __init__(self, config: Config):
+        super().__init__()
+        self.ln = nn.LayerNorm(config.n_embd)
+        self.proj = nn.Linear(config.n_embd * 2, 10)
+
+    def forward(self, x):
+        return self.proj(self.ln(x))
+'''
+    assert [(f.code, f.span.line) for f in analyze_source(source, "t.py")] == [("SC106", 16)]

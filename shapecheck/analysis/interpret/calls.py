@@ -364,7 +364,7 @@ class Calls:
             if shape_keeping and args and isinstance(args[0], AbstractArray):
                 return args[0].derived(args[0].shape, self.origin(node), library=lib,
                                        dtype=dtype, reduced=args[0].reduced,
-                                       explicit_axis=args[0].explicit_axis)
+                                       explicit_axis=args[0].explicit_axis, tail=args[0].tail)
             return AbstractArray(None, None, lib, self.origin(node))
         if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "vecdot", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):

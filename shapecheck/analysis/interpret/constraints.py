@@ -309,6 +309,17 @@ class Constraints:
             dims[rank - len(current.tail):] = current.tail
         return self.refine_array(current, holder, tuple(dims))
 
+    def refine_tail(self, current: AbstractArray, holder: cst.BaseExpression,
+                    tail: tuple) -> AbstractArray:
+        """``self.fc(x)`` with x of unknown rank: x ends in the Linear's in_features from here
+        on (the call fails otherwise), and so does every name of this scope that holds it."""
+        refined = replace(current, tail=tuple(tail))
+        scope = self.frame.scope
+        for name, value in list(scope.vars.items()):
+            if value is current:
+                scope.vars[name] = refined
+        return refined
+
     def refined_text(self, holder: cst.BaseExpression) -> str:
         """``x.shape`` for the dims of the first array of unknown rank refined under the name x
         in this function; ``x#2.shape`` for the next (x rebound to another array): the dims of

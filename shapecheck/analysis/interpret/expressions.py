@@ -6,9 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 import libcst as cst
+import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
-from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, numel, sub
+from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, numel, sub, sym
+from ...runtime.members import TENSOR_MEMBERS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
 from ...runtime.verdicts import Result
@@ -114,6 +116,9 @@ def _op_label(op: str) -> str:
     return {"add": "'+'", "sub": "'-'", "mul": "'*'", "div": "'/'", "floor_divide": "'//'",
             "remainder": "'%'", "pow": "'**'", "matmul": "'@'", "eq": "'=='", "ne": "'!='",
             "lt": "'<'", "le": "'<='", "gt": "'>'", "ge": "'>='"}.get(op, op)
+
+
+_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 
 
 class Expressions:
@@ -403,7 +408,23 @@ class Expressions:
             return array.derived(array.shape, array.origin, tail=array.tail)
         if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
             return UNKNOWN_VALUE
+        setting = self.setting_of(array, name)
+        if setting is not None:
+            return setting
         return ArrayMethod(array, name)
+
+    def setting_of(self, array: AbstractArray, name: str) -> Value | None:
+        """``config.n_embd`` of a parameter nothing is known of, where no array has ``n_embd``:
+        the parameter is a config object, and its field an int named after it (the same
+        symbol wherever a function reads it from a parameter of that name). A field that is
+        no int is only ever compared, called or printed, which an int symbol survives."""
+        alias = array.alias
+        if not (array.maybe_not_array and array.shape is None and alias.view == "base"
+                and alias.storage.param is not None and not name.startswith("_")
+                and name not in _NDARRAY_MEMBERS and name not in TENSOR_MEMBERS
+                and not self.is_array_op(name)):
+            return None
+        return IntValue(sym(f"{alias.storage.name}.{name}"))
 
     def expr_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)

@@ -15,7 +15,7 @@ from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
-from ...runtime.nn.sizes import SIZE_ARGUMENTS, batched_input, bound_arguments
+from ...runtime.nn.sizes import SIZE_ARGUMENTS, batched_input, bound_arguments, trailing_features
 from ...runtime.verdicts import ShapeError
 from ..values import (
     UNKNOWN_VALUE,
@@ -252,11 +252,19 @@ class Modules:
             x = self.assume_batched(x, arg_nodes[0] if arg_nodes else node, expected, built)
             arrays = [x]
         shapes = [v.shape for v in arrays]
+        trailing = None
         if any(s is None for s in shapes):
-            if layer.kind != "Linear" or not x.tail:
+            trailing = trailing_features(built)
+            if trailing is None or len(arrays) != 1 or options:
                 return unknown
-            # Only the features are known ("*batch d"): check them, keep the shape unknown.
-            shapes, unknown = [(DIM_UNKNOWN, x.tail[-1])], AbstractArray(None, dtype, "torch", origin)
+            # Any rank, the trailing dims the layer reads: (*, in_features) for a Linear. The
+            # input's known trailing dims are checked; else the layer says what they are.
+            if len(x.tail) < len(trailing):
+                x = self.refine_tail(x, arg_nodes[0] if arg_nodes else node,
+                                     x.tail if x.tail else trailing)
+            shapes = [(DIM_UNKNOWN,) + tuple(x.tail[-len(trailing):])] if x.tail else []
+            if not shapes:
+                return unknown
         if layer.kind == "Embedding":
             options["dtype"] = x.dtype
         elif layer.kind.startswith(("BatchNorm", "InstanceNorm")):
@@ -270,10 +278,15 @@ class Modules:
             return AbstractArray(None, x.dtype, "torch", origin)
         except Exception:
             return unknown  # a rule that cannot handle these arguments: unknown, not a finding
-        if result is None or x.shape is None:
+        if result is None:
             return unknown
         if len(result.outputs) != 1:
             return UNKNOWN_VALUE  # (values, indices) and the like: errors checked, the tuple not modelled
+        if trailing is not None:
+            # The leading dims pass through unknown; what follows them is the layer's.
+            if not result.shape or result.shape[0] is not DIM_UNKNOWN:
+                return AbstractArray(None, dtype, "torch", origin)
+            return AbstractArray(None, dtype, "torch", origin, tail=tuple(result.shape[1:]))
         return AbstractArray(result.shape, dtype, "torch", origin)
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,

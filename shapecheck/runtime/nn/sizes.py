@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from typing import Any
 
+from ..dims import Sym
 from .base import LAYERS, Layer
 
 
@@ -54,6 +55,23 @@ def batched_input(layer: Layer) -> BatchedInput | None:
     return BATCHED_INPUT.get(layer.kind)
 
 
+def trailing_features(layer: Layer) -> tuple | None:
+    """The trailing dims a layer of any input rank reads: (in_features,) for a Linear, the
+    normalized shape for a LayerNorm; None for other layers, or when they are not sizes."""
+    try:
+        if layer.kind == "Linear":
+            dims = (layer["in_features"],)
+        elif layer.kind in ("LayerNorm", "RMSNorm"):
+            dims = tuple(layer["normalized_shape"])
+        else:
+            return None
+    except (KeyError, TypeError):
+        return None
+    if not dims or not all(isinstance(d, (int, Sym)) and not isinstance(d, bool) for d in dims):
+        return None
+    return dims
+
+
 SIZE_ARGUMENTS = frozenset({
     "in_channels", "out_channels", "in_features", "out_features", "in1_features",
     "in2_features", "num_features", "num_channels", "num_groups", "num_embeddings",
@@ -73,4 +91,5 @@ def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[s
     return list(zip(names, args)) + list(kwargs.items())
 
 
-__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "BatchedInput", "batched_input", "bound_arguments"]
+__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "BatchedInput", "batched_input", "bound_arguments",
+           "trailing_features"]
