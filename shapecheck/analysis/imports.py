@@ -26,8 +26,9 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy"}
-"""Modules whose names the interpreter resolves: the array libraries, and math's scalars."""
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse"}
+"""Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
+and argparse's option defaults."""
 
 
 def is_array_library(qualname: str) -> bool:

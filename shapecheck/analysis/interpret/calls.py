@@ -39,7 +39,16 @@ from ..values import (
     shape_value,
 )
 from .effects import NOT_DATA_WRITES
-from .env import ArrayMethod, GeneratorMethod, Iterable, ModuleMethod, OptimizerMethod
+from .env import (
+    ArgParserMethod,
+    ArgParserValue,
+    ArrayMethod,
+    GeneratorMethod,
+    Iterable,
+    ModuleMethod,
+    NamespaceValue,
+    OptimizerMethod,
+)
 from .names import (
     AUG_LABEL,
     CONVERSIONS,
@@ -208,6 +217,37 @@ class Calls:
             if func.name == "step":
                 self.optimizer_step(node, func.optimizer)
             return UNKNOWN_VALUE
+        if isinstance(func, ArgParserMethod):
+            return self.parser_call(func, args, kwargs)
+        return UNKNOWN_VALUE
+
+    def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
+        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
+        default under its destination; ``parse_args()`` answers the defaults: a script run
+        without flags, which is one way it certainly runs."""
+        options = method.parser.options
+        if method.name == "add_argument":
+            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
+            dest = kwargs.get("dest")
+            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
+                name = dest.value
+            else:
+                long = [f for f in flags if f.startswith("--")]
+                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
+            if name.isidentifier():
+                default = kwargs.get("default")
+                action = kwargs.get("action")
+                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
+                    default = ConstValue(action.value == "store_false")
+                options[name] = default if default is not None else (
+                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
+            return UNKNOWN_VALUE
+        if method.name == "add_argument_group":
+            return method.parser  # a group's options are the parser's
+        if method.name in ("parse_args", "parse_known_args"):
+            namespace = NamespaceValue(tuple(options.items()))
+            return namespace if method.name == "parse_args" else TupleValue(
+                (namespace, UNKNOWN_VALUE))
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
@@ -278,6 +318,8 @@ class Calls:
         library, _, name = qualname.partition(".")
         if library == "math":
             return _math_result(name, args)
+        if library == "argparse":
+            return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
         if qualname == "copy.deepcopy" and args:
             return self.deep_copy(node, args[0])
         if qualname == "copy.copy" and args:

@@ -42,6 +42,26 @@ class ModuleMethod:
 
 
 @dataclass(frozen=True, eq=False)
+class ArgParserValue:
+    """``argparse.ArgumentParser()``: its options' defaults by destination, as added so far."""
+
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ArgParserMethod:
+    parser: ArgParserValue
+    name: str
+
+
+@dataclass(frozen=True)
+class NamespaceValue:
+    """What ``parser.parse_args()`` returns: run without flags, each option's default."""
+
+    fields: tuple  # (destination, value) pairs
+
+
+@dataclass(frozen=True, eq=False)
 class OptimizerValue:
     """``torch.optim.SGD(model.parameters(), ...)``: the parameter storages it updates."""
 

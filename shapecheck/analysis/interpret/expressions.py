@@ -38,10 +38,13 @@ from ..values import (
 )
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
+    ArgParserMethod,
+    ArgParserValue,
     ArrayMethod,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
+    NamespaceValue,
     OptimizerMethod,
     OptimizerValue,
     Scope,
@@ -377,6 +380,10 @@ class Expressions:
             return GeneratorMethod(name)
         if isinstance(base, OptimizerValue):
             return OptimizerMethod(base, name)
+        if isinstance(base, ArgParserValue):
+            return ArgParserMethod(base, name)
+        if isinstance(base, NamespaceValue):
+            return dict(base.fields).get(name, UNKNOWN_VALUE)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
         if isinstance(base, TupleValue) and name in ("values", "indices") and len(base.items) == 2:
