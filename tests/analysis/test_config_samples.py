@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from test_samples import expected
+from test_samples import raised_at as raised_in
 
 from shapecheck.analysis.api import analyze_source
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "config_defaults.py"
+
+
+def raised_at(call) -> int:
+    return raised_in(call, SAMPLE, RuntimeError)
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +33,6 @@ def sample():
     finally:
         del sys.modules["config_defaults"]
     return vars(module), sorted(line for line, _ in expected(SAMPLE.read_text()))
-
-
-def raised_at(call) -> int:
-    with pytest.raises(RuntimeError) as caught:
-        call()
-    frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
-              if f.filename == str(SAMPLE)]
-    return frames[-1].lineno
 
 
 def test_the_script_run_without_flags_fails_at_the_marked_line(sample, monkeypatch):

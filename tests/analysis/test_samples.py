@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import traceback
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,15 @@ def expected(source: str) -> list[tuple[int, str]]:
         if match:
             out.extend((number, code.strip()) for code in match.group(1).split(","))
     return sorted(out)
+
+
+def raised_at(call, sample: Path, exception: type = Exception) -> int:
+    """The line of ``sample`` at which running ``call`` raised ``exception``."""
+    with pytest.raises(exception) as caught:
+        call()
+    frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
+              if f.filename == str(sample)]
+    return frames[-1].lineno
 
 
 def settings_for(path: Path) -> AnalysisSettings:

@@ -4,14 +4,18 @@ code wrongly relies on it runs (which is why tests with square inputs miss it)."
 
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
 
 import pytest
 
 from test_samples import expected
+from test_samples import raised_at as raised_in
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "symbolic_shapes.py"
+
+
+def raised_at(call) -> int:
+    return raised_in(call, SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -21,14 +25,6 @@ def sample():
     namespace: dict = {"__name__": "symbolic_shapes"}
     exec(compile(source, str(SAMPLE), "exec"), namespace)  # the project's own sample file
     return namespace, dict((code, line) for line, code in expected(source))
-
-
-def raised_at(call) -> int:
-    with pytest.raises(Exception) as caught:
-        call()
-    frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
-              if f.filename == str(SAMPLE)]
-    return frames[-1].lineno
 
 
 def test_attention_without_the_transpose_needs_the_head_size_equal_to_the_length(sample):

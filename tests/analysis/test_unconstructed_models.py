@@ -5,18 +5,22 @@ raises at the marked line, and the clean block runs."""
 
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
 
 import pytest
 
 from test_samples import expected
+from test_samples import raised_at as raised_in
 from test_shape_coverage import measured
 
 from shapecheck.analysis.api import analyze_source
 from shapecheck.analysis.coverage import FULLY_KNOWN, RANK_UNKNOWN
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "unconstructed_models.py"
+
+
+def raised_at(call) -> int:
+    return raised_in(call, SAMPLE, RuntimeError)
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +30,6 @@ def sample():
     namespace: dict = {"__name__": "unconstructed_models"}
     exec(compile(source, str(SAMPLE), "exec"), namespace)  # the project's own sample file
     return namespace, {line: code for line, code in expected(source)}
-
-
-def raised_at(call) -> int:
-    with pytest.raises(RuntimeError) as caught:
-        call()
-    frames = [f for f in traceback.extract_tb(caught.value.__traceback__)
-              if f.filename == str(SAMPLE)]
-    return frames[-1].lineno
 
 
 def test_each_marked_layer_mismatch_raises_on_torch_at_its_line(sample):
