@@ -37,8 +37,8 @@ class Block(nn.Module):
 class Head(nn.Module):
     def __init__(self, config):
         super().__init__()
-        self.fc = nn.Linear(config.n_embd, 2 * config.n_embd)
-        self.out = nn.Linear(config.n_embd, config.vocab_size)
+        self.fc = nn.Linear(config.n_embd, 512)
+        self.out = nn.Linear(256, config.vocab_size)
 
     def forward(self, x):
         return self.out(torch.tanh(self.fc(x)))  # expect: SC106

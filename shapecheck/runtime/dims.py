@@ -248,16 +248,9 @@ def eq(a: Dim, b: Dim) -> Maybe:
     diff = sub(a, b)
     if diff == 0:
         return True
-    if isinstance(diff, int) or _never_zero(diff):
+    if isinstance(diff, int):
         return False
     return None
-
-
-def _never_zero(d: Sym) -> bool:
-    """A size is at least 1, except a floor quotient (``(H - 1)//2`` is 0 for H = 1): a
-    difference whose terms are all of one sign over such sizes is never 0 (``4*n - 3*n``)."""
-    signs = {c > 0 for mono, c in d.terms}
-    return len(signs) == 1 and all("//" not in atom for mono, _ in d.terms for atom in mono)
 
 
 def is_one(d: Dim) -> Maybe:

@@ -76,6 +76,13 @@ def _torch_flatten(x: np.ndarray, start_dim: int = 0, end_dim: int = -1) -> np.n
     return x.reshape(shape)
 
 
+def _torch_einsum(equation, *operands):
+    """torch.einsum also takes its operands as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return np.einsum(equation, *operands)
+
+
 def _torch_view(x: np.ndarray, *sizes: Any) -> np.ndarray:
     """torch's view: the layout decides (layout.torch_view_strides), never a copy."""
     target = ops.size_args(sizes)
@@ -263,7 +270,7 @@ def _build_torch_impl() -> dict[str, Callable[..., Any]]:
                      ("outer", np.outer), ("ger", np.outer)):
         impl[name] = impl[f"torch.{name}"] = fn
     impl["addmm"] = impl["torch.addmm"] = _torch_addmm
-    impl["torch.einsum"] = np.einsum
+    impl["torch.einsum"] = _torch_einsum
     impl["torch.tensordot"] = lambda a, b, dims=2: np.tensordot(a, b, axes=dims)
     impl["reshape"] = impl["torch.reshape"] = lambda x, *s: np.reshape(x, ops.size_args(s))
     impl["view"] = _torch_view

@@ -528,7 +528,8 @@ def _register_linalg() -> None:
         _add(name, "torch", _fused(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _fused(getattr(_products, name)))
     _add("np.einsum", "numpy", _einsum_rule)
-    _add("torch.einsum", "torch", _einsum_rule)
+    # torch.einsum("ij,jk", [a, b]) takes its operands as one list; numpy would stack it.
+    _add("torch.einsum", "torch", _einsum_rule, takes_sequence=True)
     _add("np.tensordot", "numpy", _tensordot_rule)
     _add("torch.tensordot", "torch", _tensordot_rule)
     for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",

@@ -312,3 +312,72 @@ def test_distances_to_a_codebook_are_an_outer_sum_on_purpose():
         e2 = torch.sum(codebook.weight**2, dim=1)
         return z2 + e2 - 2 * z @ codebook.weight.t()
     """) == []
+
+
+def test_an_int_divided_by_a_zero_default_ends_the_path():
+    # transformers edgetam_video: repeat_freqs_k defaults to 0 and every caller passes it;
+    # run with the default, k_seq_len // 0 raises before the view is reached.
+    assert codes("""
+    import torch
+
+    def rope(k, repeat_freqs_k: int = 0):
+        batch_size, num_heads, k_seq_len, channels = k.shape
+        tokens_per_group = k_seq_len // repeat_freqs_k
+        return k.view(batch_size, num_heads, repeat_freqs_k, tokens_per_group, channels)
+    """) == []
+
+
+def test_a_size_that_may_be_zero_is_not_taken_for_a_positive_one():
+    # transformers udop: extra_head is 2 or 0; the copy into the first rows fits when it is 0.
+    assert codes("""
+    import torch
+    from torch import nn
+
+    class Bias(nn.Module):
+        def __init__(self, num_buckets, heads, prefix):
+            super().__init__()
+            extra_head = 2 if prefix else 0
+            self.bias = nn.Embedding(num_buckets + extra_head, heads)
+
+        def grow(self, num_buckets, heads):
+            new_bias = nn.Embedding(num_buckets + 2, heads)
+            new_bias.weight.data[:num_buckets] = self.bias.weight.data
+            return new_bias
+    """) == []
+
+
+def test_config_fields_of_one_config_are_never_taken_for_unequal():
+    # Two fields of a config may hold the same size: nothing is certain between them.
+    assert codes("""
+    import torch
+    from torch import nn
+
+    class Pooler(nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.dense = nn.Linear(config.hidden_size, config.pooler_size)
+            self.out = nn.Linear(config.hidden_size, config.num_labels)
+
+        def forward(self, x):
+            return self.out(torch.tanh(self.dense(x)))
+    """) == []
+
+
+def test_torch_einsum_takes_its_operands_as_one_list():
+    # transformers cvt: torch.einsum("bhlk,bhtk->bhlt", [query, key]); numpy would stack it.
+    assert codes("""
+    import torch
+
+    def scores(x, embed_dim, num_heads):
+        batch_size, hidden_size, _ = x.shape
+        q = x.view(batch_size, hidden_size, num_heads, embed_dim // num_heads).transpose(1, 2)
+        k = x.view(batch_size, hidden_size, num_heads, embed_dim // num_heads).transpose(1, 2)
+        return torch.einsum("bhlk,bhtk->bhlt", [q, k])
+    """) == []
+    assert codes("""
+    import torch
+
+    q = torch.ones(2, 3, 5, 8)
+    k = torch.ones(2, 3, 7, 4)
+    s = torch.einsum("bhlk,bhtk->bhlt", [q, k])
+    """) == [(6, "SC106")]

@@ -534,6 +534,12 @@ class Expressions:
             result = self.array_binary(node, op, left, right, left_node, right_node)
             return self.fresh(result, node, "result", operands=(left, right))
         if isinstance(left, IntValue) and isinstance(right, IntValue):
+            if op in ("floor_divide", "remainder", "div") and right.value == 0 and \
+                    isinstance(right.value, int):
+                # ZeroDivisionError (a default of 0 that every caller replaces): nothing after
+                # it runs, so nothing after it is checked.
+                self.flow = "raise"
+                return IntValue(UNKNOWN)
             return _int_arith(op, left.value, right.value)
         if _is_number(left) and _is_number(right) and any(
                 isinstance(v, FloatValue) or isinstance(v, ConstValue) and type(v.value) is float
