@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also run it on torch, if installed, and report agreement")
     parser.add_argument("-i", "--interactive", action="store_true",
                         help="start an interactive session (after evaluating EXPRESSION, if given)")
+    parser.add_argument("--batch", metavar="FILE", default=None,
+                        help="evaluate EXPRESSION for every row of FILE (.csv, .jsonl, .npy, "
+                             ".npz), whose columns are named after the expression's names; "
+                             "prints a summary, or one JSON object per row with -f json")
     return parser
 
 
@@ -96,6 +100,17 @@ def _main(argv: list[str], stdin: TextIO | None, stdout: TextIO | None,
     except UsageError as exc:
         stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
+    if options.batch is not None:
+        problem = "--batch needs an expression" if options.expression is None else \
+            "--batch does not combine with -i" if options.interactive else \
+            "--batch does not combine with --check-torch" if options.check_torch else None
+        if problem:
+            stderr.write(f"error: {problem}\n")
+            return EXIT_USAGE
+        from .batch_command import run_batch
+
+        return run_batch(options.expression, options.batch, options.shapes, options.dialect,
+                         options.output_format, stdout, stderr)
     if options.expression is None or options.interactive:
         from .repl import run_repl
 

@@ -273,8 +273,11 @@ def _step_view(step: Step) -> StepView:
 
 
 def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], dialect_name: str,
-                     check_torch: bool = False) -> DialectOutcome:
-    """The interpreter's steps for the expression under one dialect, confirmed on the engine."""
+                     check_torch: bool = False, confirm: bool = True) -> DialectOutcome:
+    """The interpreter's steps for the expression under one dialect, confirmed on the engine.
+
+    ``confirm=False`` skips running it (a batch asks for verdicts only, row after row).
+    """
 
     dialect = get_dialect(dialect_name)
     names: dict[int, str] = {}
@@ -305,7 +308,7 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
         steps = [_value_step(checked, scope.vars)]
     steps = _with_finding_warnings(steps, interp)
     bindings = _bindings(checked, scope.vars)
-    confirmations = [_confirm_on_engine(interp.trace, interp.calls, dialect)]
+    confirmations = [_confirm_on_engine(interp.trace, interp.calls, dialect)] if confirm else []
     if check_torch:
         from .torch_check import confirm_on_torch
         confirmations.append(confirm_on_torch(interp.trace, interp.calls, dialect))
