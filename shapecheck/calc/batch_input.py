@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from itertools import chain
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,35 +156,58 @@ def _loadtxt_problem(path: str, message: str, columns: int) -> BatchInputError:
     return BatchInputError(path, first)
 
 
+_CLEAN = str.maketrans({"x": ",", " ": None, "(": None, ")": None, "[": None, "]": None})
+_NOT_PLAIN = str.maketrans(dict.fromkeys("0123456789,\n"))
+_PLAIN_CELL = re.compile(r"(?:\d{1,18}(?:,\d{1,18})*)?\Z")
+
+
+def _plain(column: str) -> bool:
+    """Only digits, commas and newlines, each line empty or ints joined by single commas."""
+    if column.translate(_NOT_PLAIN) or ",," in column or "\n," in column or column.startswith(","):
+        return False
+    text = np.frombuffer(column.encode("ascii"), dtype=np.uint8)
+    separators = np.flatnonzero((text == ord(",")) | (text == ord("\n")))
+    longest = np.diff(separators, prepend=-1, append=len(text)).max() - 1
+    return bool(longest <= _LONGEST_FAST_DIGITS)
+
+
 def parse_cells(cells: np.ndarray, path: str, column: str) -> tuple[ShapeBatch, dict[int, Shape]]:
-    """A column of shape cells: the concrete batch, and the rows whose shape has a symbol."""
-    text = np.strings.strip(cells.astype(str))
-    empty = np.strings.str_len(text) == 0
-    if empty.any():
-        row = int(np.argmax(empty)) + 1
+    """A column of shape cells: the concrete batch, and the rows whose shape has a symbol.
+
+    The column is one string, one cell a line, cleaned (separators to commas,
+    brackets and spaces dropped) and checked as a whole; only when that fails
+    are the cells looked at one by one.
+    """
+    texts = [cell.strip() for cell in cells.tolist()]
+    if not all(texts):
+        row = texts.index("") + 1
         raise BatchInputError(path, f"column {column!r} is empty (write () for a 0-d array)", row)
-    inner = np.strings.strip(text, "()[] ")
-    inner = np.strings.replace(np.strings.replace(inner, "x", ","), " ", "")
-    inner = np.strings.rstrip(inner, ",")
-    digits = np.strings.replace(inner, ",", "")
-    fast = (np.strings.isdigit(digits) & (np.strings.find(inner, ",,") < 0)
-            & ~np.strings.startswith(inner, ",")
-            & (np.strings.str_len(digits) <= _LONGEST_FAST_DIGITS)) | (inner == "")
+    joined = "\n".join(texts).translate(_CLEAN).replace(",\n", "\n")  # (5,) is 5
+    joined = joined[:-1] if joined.endswith(",") else joined
     symbolic: dict[int, Shape] = {}
-    if not fast.all():
-        inner = inner.astype(object)  # canonical text for the slow cells goes back in place
-        for i in np.flatnonzero(~fast).tolist():
-            shape = parse_cell(str(text[i]), path, column, i + 1)
+    if texts and not _plain(joined):
+        lines = joined.split("\n")
+        for row, line in enumerate(lines):
+            if _PLAIN_CELL.match(line):
+                continue
+            shape = parse_cell(texts[row], path, column, row + 1)
             if shape_is_concrete(shape):
-                inner[i] = ",".join(map(str, shape))
+                lines[row] = ",".join(map(str, shape))
             else:
-                symbolic[i] = shape
-                inner[i] = ""
-        inner = inner.astype(str)
-    lengths = np.where(inner == "", 0, np.strings.count(inner, ",") + 1)
-    present = inner[inner != ""]
-    flat = np.fromstring(",".join(present.tolist()), dtype=np.int64, sep=",") if present.size \
-        else np.empty(0, dtype=np.int64)
+                symbolic[row] = shape
+                lines[row] = ""
+        joined = "\n".join(lines)
+    # Each row's ndim from where its commas fall between the newlines, with array operations.
+    text = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    newlines = np.flatnonzero(text == ord("\n"))
+    starts = np.concatenate([[0], newlines + 1])[:len(texts)]
+    ends = np.concatenate([newlines, [len(text)]])[:len(texts)]
+    commas = np.bincount(np.searchsorted(newlines, np.flatnonzero(text == ord(","))),
+                         minlength=len(texts))
+    lengths = np.where(ends > starts, commas + 1, 0)
+    numbers = joined.replace("\n", ",") if lengths.all() else \
+        ",".join(filter(None, joined.split("\n")))
+    flat = np.fromstring(numbers, dtype=np.int64, sep=",") if numbers else np.empty(0, np.int64)
     return ShapeBatch.from_flat(lengths, flat), symbolic
 
 
@@ -208,33 +232,66 @@ def _fill_symbolic_rows(table: ShapeTable) -> None:
 
 
 def _read_jsonl(path: str) -> ShapeTable:
+    with open(path, encoding="utf-8") as handle:
+        lines = [line for line in handle.read().splitlines() if line.strip()]
+    fast = _jsonl_at_once(path, lines)
+    return fast if fast is not None else _jsonl_row_by_row(path, lines)
+
+
+def _jsonl_at_once(path: str, lines: list[str]) -> ShapeTable | None:
+    """Every row parsed by one json call and checked per column; None when any row needs a closer look."""
+    try:
+        records = json.loads("[" + ",".join(lines) + "]")
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not records or type(records[0]) is not dict:
+        return None
+    keys = records[0].keys()
+    if not all(type(r) is dict and r.keys() == keys for r in records):
+        return None
+    if not all(is_name(k) for k in keys):
+        return None
+    table = ShapeTable(path, len(records), {})
+    for key in keys:
+        values = [r[key] for r in records]
+        if set(map(type, values)) != {list}:
+            return None
+        flat = list(chain.from_iterable(values))
+        if not set(map(type, flat)) <= {int}:  # bools and floats are the row-by-row path's to word
+            return None
+        dims = np.array(flat, dtype=object if not flat else None)
+        if flat and (dims.dtype != np.int64 or (dims < 0).any()):
+            return None  # beyond int64 or negative: the row-by-row reading words it
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        table.columns[normalize_name(key)] = ShapeBatch.from_flat(lengths, dims.astype(np.int64))
+    return table
+
+
+def _jsonl_row_by_row(path: str, lines: list[str]) -> ShapeTable:
     per_column: dict[str, list[tuple]] | None = None
     symbolic: dict[int, dict[str, Shape]] = {}
-    with open(path, encoding="utf-8") as handle:
-        rows = 0
-        for line in handle:
-            if not line.strip():
-                continue
-            line_number = rows + 1  # the row's number, as the results count rows
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise BatchInputError(path, f"not JSON: {exc.msg} at column {exc.colno}",
-                                      line_number) from None
-            if not isinstance(record, dict):
-                raise BatchInputError(path, "expected an object of name: shape", line_number)
-            if per_column is None:
-                check_columns(path, list(record), {normalize_name(k) for k in record}, line_number)
-                per_column = {normalize_name(k): [] for k in record}
-            elif record.keys() != per_column.keys():
-                check_columns(path, list(record), set(per_column), line_number)
-            for name, value in record.items():
-                shape = _json_shape(value, path, name, line_number)
-                if not shape_is_concrete(shape):
-                    symbolic.setdefault(rows, {})[name] = shape
-                    shape = ()
-                per_column[normalize_name(name)].append(shape)
-            rows += 1
+    rows = 0
+    for line in lines:
+        line_number = rows + 1  # the row's number, as the results count rows
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BatchInputError(path, f"not JSON: {exc.msg} at column {exc.colno}",
+                                  line_number) from None
+        if not isinstance(record, dict):
+            raise BatchInputError(path, "expected an object of name: shape", line_number)
+        if per_column is None:
+            check_columns(path, list(record), {normalize_name(k) for k in record}, line_number)
+            per_column = {normalize_name(k): [] for k in record}
+        elif record.keys() != per_column.keys():
+            check_columns(path, list(record), set(per_column), line_number)
+        for name, value in record.items():
+            shape = _json_shape(value, path, name, line_number)
+            if not shape_is_concrete(shape):
+                symbolic.setdefault(rows, {})[name] = shape
+                shape = ()
+            per_column[normalize_name(name)].append(shape)
+        rows += 1
     table = ShapeTable(path, rows, {n: ShapeBatch.from_shapes(s)
                                     for n, s in (per_column or {}).items()},
                        symbolic)
