@@ -9,10 +9,17 @@ from typing import TextIO
 from shapecheck.runtime.dims import format_shape
 
 from .batch import DialectVerdicts, check_table
-from .batch_input import BatchInputError, ShapeTable, check_columns, read_table
+from .batch_input import ShapeTable, check_columns, read_table
 from .expression import ExpressionError
 from .outcome import json_shape
-from .session import EXIT_FAILS, EXIT_OK, EXIT_USAGE, UsageError, resolve_dialects
+from .session import (
+    EXIT_FAILS,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    parse_layer_args,
+    resolve_dialects,
+)
 from .shapes import ShapeSyntaxError, parse_shape_args
 
 EXAMPLES = 5
@@ -20,28 +27,29 @@ EXAMPLES = 5
 
 
 def run_batch(expression: str, path: str, shape_args: list[str], dialect: str | None, fmt: str,
-              out: TextIO, err: TextIO) -> int:
+              out: TextIO, err: TextIO, layer_args: list[str] | None = None) -> int:
     """Read the file, answer every row, print the summary or JSON lines; the exit code."""
     from .checker import check_expression
 
     try:
         fixed = parse_shape_args(shape_args)
+        layers = parse_layer_args(layer_args or [], set(fixed))
         table = read_table(path)
         clash = sorted(set(table.columns) & set(fixed))
         if clash:
             raise UsageError(f"{clash[0]!r} is both a column of {path} and a --shapes value")
         # The names the expression reads decide which columns belong; then the usual check
         # (a name neither a column nor a --shapes value) runs with the names given.
-        every_name = set(re.findall(r"[^\W\d]\w*", expression))
-        used = check_expression(expression, every_name).names_used
+        every_name = set(re.findall(r"[^\W\d]\w*", expression)) - {layer.name for layer in layers}
+        used = check_expression(expression, every_name, layers=layers).names_used
         check_columns(path, list(table.columns), set(used) - set(fixed))
-        checked = check_expression(expression, set(table.columns) | set(fixed))
+        checked = check_expression(expression, set(table.columns) | set(fixed), layers=layers)
         dialects = resolve_dialects(dialect, checked)
         results = [check_table(checked, table, fixed, name) for name in dialects]
         if table.rows:
             for verdicts in results:  # an op no dialect knows is a usage error, said once
                 verdicts.outcome(0)
-    except (ShapeSyntaxError, ExpressionError, UsageError, BatchInputError) as exc:
+    except (ShapeSyntaxError, ExpressionError, UsageError, ValueError) as exc:
         err.write(f"error: {exc}\n")
         return EXIT_USAGE
     if fmt == "json":

@@ -353,6 +353,10 @@ def _padded_batch(array: np.ndarray, path: str, column: str) -> ShapeBatch:
                                     "(expected one row of dims per case)")
     if array.size and not np.issubdtype(array.dtype, np.integer):
         raise BatchInputError(path, f"column {column!r} holds {array.dtype}, not integers")
+    try:
+        return ShapeBatch(array)  # validates in one pass; the row is found only on failure
+    except ValueError as exc:
+        problem = str(exc)
     negative = (array < MISSING).any(axis=1)
     if negative.any():
         row = int(np.argmax(negative))
@@ -365,4 +369,4 @@ def _padded_batch(array: np.ndarray, path: str, column: str) -> ShapeBatch:
         row = int(np.argmax(misplaced))
         raise BatchInputError(path, f"column {column!r}: -1 after a dim in "
                                     f"{array[row].tolist()} (-1 pads shapes on the left)", row + 1)
-    return ShapeBatch(array.astype(np.int64))
+    raise BatchInputError(path, f"column {column!r}: {problem}")
