@@ -26,12 +26,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from vectorized_broadcast import as_tuples, generate_pairs, loop_baseline  # noqa: E402
+from vectorized_broadcast import as_tuples, generate_pairs, loop_baseline
 
-from shapecheck.calc.arguments import main as eval_main  # noqa: E402
+from shapecheck.calc.arguments import main as eval_main
 
 SAMPLE = 2_000
 """Rows whose JSON verdicts are checked against the loop before timing is reported."""
+
+
+def _cell(shape: tuple) -> str:
+    return "x".join(map(str, shape)) if shape else "()"
 
 
 def write_files(a: np.ndarray, b: np.ndarray, directory: Path, formats: list[str]) -> dict[str, Path]:
@@ -44,8 +48,7 @@ def write_files(a: np.ndarray, b: np.ndarray, directory: Path, formats: list[str
     xs, ys = as_tuples(a), as_tuples(b)
     if "csv" in formats:
         files["csv"] = directory / "cases.csv"
-        cell = lambda s: "x".join(map(str, s)) if s else "()"  # noqa: E731
-        files["csv"].write_text("x,y\n" + "".join(f"{cell(x)},{cell(y)}\n" for x, y in zip(xs, ys)))
+        files["csv"].write_text("x,y\n" + "".join(f"{_cell(x)},{_cell(y)}\n" for x, y in zip(xs, ys)))
     if "jsonl" in formats:
         files["jsonl"] = directory / "cases.jsonl"
         files["jsonl"].write_text("".join(f'{{"x": {list(x)}, "y": {list(y)}}}\n'
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rows: {args.rows:,} (seed {args.seed}, ndim 0-{a.shape[1]}, {valid / args.rows:.1%} "
               f"broadcast); JSON verdicts agree with the loop on the first {SAMPLE:,} rows")
         print(f"{'loop over np.broadcast_shapes':36s}: {loop_time:7.2f} s")
-        for kind, path in files.items():
+        for path in files.values():
             seconds, _, summary = run_batch(path)
             counted = next(line for line in summary.splitlines() if "valid" in line)
             if f"{valid:,} rows" not in counted:

@@ -22,7 +22,8 @@ a pipeline can pass all its columns. Bad input raises ValueError.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

@@ -63,6 +63,10 @@ def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
+def _share(count: int, rows: int) -> str:
+    return f" ({count / rows:.1%})" if rows else ""
+
+
 def _shapes_text(table: ShapeTable, verdicts: DialectVerdicts, row: int) -> str:
     return " ".join(f"{name}={format_shape(tuple(b.shape)) if b.shape else '()'}"
                     for name, b in verdicts.env(row).items() if name in table.columns)
@@ -74,10 +78,9 @@ def _write_summary(expression: str, results: list[DialectVerdicts], table: Shape
         rows = len(verdicts)
         valid = int(verdicts.ok.sum())
         failing = rows - valid
-        share = (lambda n: f" ({n / rows:.1%})") if rows else (lambda n: "")
         out.write(f"{expression}   [{verdicts.dialect}]   {_plural(rows, 'row')} from {table.path}\n")
-        out.write(f"  valid     {_plural(valid, 'row')}{share(valid)}\n")
-        out.write(f"  failing   {_plural(failing, 'row')}{share(failing)}")
+        out.write(f"  valid     {_plural(valid, 'row')}{_share(valid, rows)}\n")
+        out.write(f"  failing   {_plural(failing, 'row')}{_share(failing, rows)}")
         out.write(f", the first {min(EXAMPLES, failing)}:\n" if failing else "\n")
         for row in verdicts.failing()[:EXAMPLES].tolist():
             error = verdicts.error(row)

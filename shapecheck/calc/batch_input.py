@@ -25,8 +25,8 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -183,7 +183,7 @@ def parse_cells(cells: np.ndarray, path: str, column: str) -> tuple[ShapeBatch, 
         row = texts.index("") + 1
         raise BatchInputError(path, f"column {column!r} is empty (write () for a 0-d array)", row)
     joined = "\n".join(texts).translate(_CLEAN).replace(",\n", "\n")  # (5,) is 5
-    joined = joined[:-1] if joined.endswith(",") else joined
+    joined = joined.removesuffix(",")
     symbolic: dict[int, Shape] = {}
     if texts and not _plain(joined):
         lines = joined.split("\n")

@@ -50,7 +50,7 @@ def parse_layer_arg(value: str) -> LayerBinding:
                                       "conv=nn.Conv2d(3, 16, 3, stride=2)")
     try:
         node = cst.parse_expression(constructor)
-    except Exception:
+    except Exception:  # libcst's ParserSyntaxError, and a few others on odd input
         raise LayerSyntaxError(value, f"{constructor!r} is not a Python call") from None
     if not isinstance(node, cst.Call):
         raise LayerSyntaxError(value, f"{constructor!r} is not a constructor call")

@@ -18,7 +18,7 @@ def _eval(*args: str) -> tuple[int, str, str]:
 
 
 def _json(*args: str) -> dict:
-    code, out, err = _eval(*args, "-f", "json")
+    _, out, err = _eval(*args, "-f", "json")
     assert err == ""
     return json.loads(out)["torch"]
 
@@ -86,7 +86,7 @@ def test_a_layer_call_agrees_with_real_torch_and_says_it_was_confirmed_there(kin
     constructor = _spelled(kind, args, kwargs)
     try:
         expected, message = tuple(module(torch.zeros(dims)).shape), None
-    except Exception as exc:
+    except (RuntimeError, ValueError, IndexError) as exc:  # torch's refusal of the input
         expected, message = None, str(exc).splitlines()[0]
     result = _json("layer(x)", "-s", f"x={shape}", "--layer", f"layer={constructor}")
     assert result["ok"] == (expected is not None)
