@@ -12,6 +12,7 @@ from .session import (
     EXIT_USAGE,
     Calculator,
     UsageError,
+    parse_layer_args,
     run_once,
     validate_dialect,
 )
@@ -59,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also run it on torch, if installed, and report agreement")
     parser.add_argument("-i", "--interactive", action="store_true",
                         help="start an interactive session (after evaluating EXPRESSION, if given)")
+    parser.add_argument("--layer", action="append", default=[], metavar="NAME=nn.Kind(...)",
+                        help="a torch.nn layer the expression calls by NAME, e.g. "
+                             "conv=nn.Conv2d(3, 16, 3, stride=2); repeatable. Arguments are "
+                             "literals (numbers, strings, True/False/None, tuples)")
+    parser.add_argument("--batch", metavar="FILE", default=None,
+                        help="evaluate EXPRESSION for every row of FILE (.csv, .jsonl, .npy, "
+                             ".npz), whose columns are named after the expression's names; "
+                             "prints a summary, or one JSON object per row with -f json")
     return parser
 
 
@@ -96,6 +105,17 @@ def _main(argv: list[str], stdin: TextIO | None, stdout: TextIO | None,
     except UsageError as exc:
         stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
+    if options.batch is not None:
+        problem = "--batch needs an expression" if options.expression is None else \
+            "--batch does not combine with -i" if options.interactive else \
+            "--batch does not combine with --check-torch" if options.check_torch else None
+        if problem:
+            stderr.write(f"error: {problem}\n")
+            return EXIT_USAGE
+        from .batch_command import run_batch
+
+        return run_batch(options.expression, options.batch, options.shapes, options.dialect,
+                         options.output_format, stdout, stderr, options.layer)
     if options.expression is None or options.interactive:
         from .repl import run_repl
 
@@ -107,9 +127,14 @@ def _main(argv: list[str], stdin: TextIO | None, stdout: TextIO | None,
             code = calculator.handle_shape_arg(value, stderr)
             if code:
                 return code
+        try:
+            calculator.layers = parse_layer_args(options.layer, set(calculator.defined))
+        except (UsageError, ValueError) as exc:
+            stderr.write(f"error: {exc}\n")
+            return EXIT_USAGE
         worst = 0
         if options.expression is not None:
             worst = calculator.handle(options.expression, stdout, stderr)
         return max(worst, run_repl(calculator, stdin, stdout, stderr))
     return run_once(options.expression, options.shapes, options.dialect, options.output_format,
-                    options.check_torch, stdout, stderr, evaluate_dialect)
+                    options.check_torch, stdout, stderr, evaluate_dialect, options.layer)

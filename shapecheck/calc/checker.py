@@ -75,7 +75,10 @@ def _dotted(node: cst.BaseExpression) -> list[str] | None:
 class _Checker:
     """One pass over the parsed statements, in order, so assignments bind for later statements."""
 
-    def __init__(self, source: str, ranges, known: set[str], in_session: bool = False):
+    def __init__(self, source: str, ranges, known: set[str], in_session: bool = False,
+                 layers: frozenset[str] = frozenset()):
+        self.layers = layers
+        self.layers_called: set[str] = set()
         self.in_session = in_session
         self.source = source
         self.ranges = ranges
@@ -199,6 +202,10 @@ class _Checker:
             if not parts:
                 raise self.fail(f"{chain[0]!r} is a module, not a function", node)
             self.calls.append(FunctionUse(".".join(parts), "function", library, position))
+        elif isinstance(node.func, cst.Name) and node.func.value in self.layers:
+            self.libraries.add("torch")  # an nn layer runs on tensors
+            self.layers_called.add(node.func.value)
+            self.calls.append(FunctionUse(node.func.value, "layer", "torch", position))
         elif isinstance(node.func, cst.Name):
             if node.func.value in self.known:
                 raise self.fail(f"{node.func.value!r} is an array, not a function", node)
@@ -237,8 +244,11 @@ class _NormalizedNames(cst.CSTTransformer):
 
 
 def check_expression(source: str, known_names: set[str] | frozenset[str],
-                     in_session: bool = False) -> CheckedExpression:
-    """Parse ``source`` and check it; ExpressionError (with the position) on the first problem."""
+                     in_session: bool = False, layers: tuple = ()) -> CheckedExpression:
+    """Parse ``source`` and check it; ExpressionError (with the position) on the first problem.
+
+    ``layers`` are calc.layers.LayerBinding values: their names may be called (``conv(x)``).
+    """
     if not source.strip():
         raise ExpressionError("empty expression", Position(1, 1), source)
     # Leading blanks would be an indentation error; " -x" is how a shell passes "-x".
@@ -256,11 +266,13 @@ def check_expression(source: str, known_names: set[str] | frozenset[str],
         module = module.visit(_NormalizedNames())
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     ranges = wrapper.resolve(PositionProvider)
-    checker = _Checker(source, ranges, set(known_names), in_session)
+    checker = _Checker(source, ranges, set(known_names), in_session,
+                       frozenset(layer.name for layer in layers))
     for statement in module.body:
         checker.statement(statement)
     if not module.body:
         raise ExpressionError("empty expression", Position(1, 1), source)
     return CheckedExpression(source, module, frozenset(checker.libraries),
                              tuple(checker.assigned), tuple(checker.calls),
-                             frozenset(checker.names_used), checker.last_binds)
+                             frozenset(checker.names_used), checker.last_binds,
+                             tuple(layer for layer in layers if layer.name in checker.layers_called))

@@ -18,7 +18,8 @@ EVAL_HELP = """Shape calculator: explain the shape of a NumPy / PyTorch expressi
 
 Options: -s/--shapes name=dims[:dtype] (repeatable), -d/--dialect
 numpy|numpy-1|torch|torch-legacy|all, -f/--format text|json, --check-torch,
--i/--interactive. Without an expression it starts an interactive session,
+-i/--interactive, --batch FILE (every row of a .csv, .jsonl, .npy or .npz file
+of shapes), --layer NAME=nn.Kind(...) (a torch.nn layer to call). Without an expression it starts an interactive session,
 which also reads piped stdin one line per input. Exit codes: 0 valid, 1 the
 expression fails under the semantics, 2 bad input. `shapecheck eval --help`
 lists the options in full.

@@ -16,7 +16,15 @@ from typing import Any
 import libcst as cst
 
 from shapecheck.analysis.interpret import Interpreter, Step
-from shapecheck.analysis.values import AbstractArray, ModuleRef, Origin
+from shapecheck.analysis.values import (
+    AbstractArray,
+    ConstValue,
+    IntValue,
+    LayerValue,
+    ModuleRef,
+    Origin,
+    TupleValue,
+)
 from shapecheck.runtime import ops
 from shapecheck.runtime.dialects import Dialect, get_dialect
 from shapecheck.runtime.dims import format_shape, shape_is_concrete
@@ -52,6 +60,7 @@ class _Call:
     args: tuple
     kwargs: dict
     sources: dict = field(default_factory=dict, compare=False)
+    layer: Any = None  # calc.layers.LayerBinding when the call is a --layer's forward
 
 
 class _RecordingInterpreter(Interpreter):
@@ -140,6 +149,42 @@ class _RecordingInterpreter(Interpreter):
         if self.trace is not None and len(self.trace) == before + 1:
             self.record_call(before, name, args, kwargs, sources, node, dialect, result)
         return result
+
+    def call_layer(self, node, layer, args, kwargs, arg_nodes):  # type: ignore[override]
+        """A --layer call is a step of its own, recorded so that torch can replay it."""
+        binding = getattr(self, "layer_bindings", {}).get(layer)
+        if binding is None or self.trace is None:
+            return super().call_layer(node, layer, args, kwargs, arg_nodes)
+        before = len(self.trace)
+        self.layer_error: ShapeError | None = None
+        self.in_layer = True
+        try:
+            value = super().call_layer(node, layer, args, kwargs, arg_nodes)
+        finally:
+            self.in_layer = False
+        if len(self.trace) != before:
+            return value
+        operands = [(a, n) for a, n in zip(args, arg_nodes) if isinstance(a, AbstractArray)]
+        shapes = tuple(tuple(a.shape) for a, _ in operands if a.shape is not None)
+        if self.layer_error is not None:
+            outcome: Result | ShapeError = self.layer_error
+        elif isinstance(value, AbstractArray) and value.shape is not None:
+            outcome = Result.of(tuple(value.shape))
+        else:
+            return value  # not modelled for these inputs: no step, as with any unknown op
+        self.trace.append(Step(self.text(node, 80), f"nn.{layer.kind}", shapes, outcome))
+        arrays = tuple(ops.ArrayArg(tuple(a.shape), a.dtype) for a, _ in operands
+                       if a.shape is not None)
+        new_args, _, sources = self.with_layouts(arrays, {}, operands)
+        self.call_of_node[id(node)] = len(self.calls)
+        self.calls.append(_Call(before, f"nn.{layer.kind}", new_args, {}, sources, layer=binding))
+        self.call_layouts.append(None)
+        return value
+
+    def report_error(self, err, node, operands, label, dialect, spec):  # type: ignore[override]
+        if getattr(self, "in_layer", False) and self.layer_error is None:
+            self.layer_error = err
+        super().report_error(err, node, operands, label, dialect, spec)
 
     def run_rule(self, call, node, operands, label, dialect, spec, op_name):  # type: ignore[override]
         # Indexing reaches the rule directly, not through apply: rebuild its key from the syntax.
@@ -273,12 +318,20 @@ def _step_view(step: Step) -> StepView:
 
 
 def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], dialect_name: str,
-                     check_torch: bool = False) -> DialectOutcome:
-    """The interpreter's steps for the expression under one dialect, confirmed on the engine."""
+                     check_torch: bool = False, confirm: bool = True) -> DialectOutcome:
+    """The interpreter's steps for the expression under one dialect, confirmed on the engine.
+
+    ``confirm=False`` skips running it (a batch asks for verdicts only, row after row).
+    """
 
     dialect = get_dialect(dialect_name)
     names: dict[int, str] = {}
+    if checked.layers and not dialect.is_torch:
+        raise UsageError(f"--layer needs a torch dialect (torch or torch-legacy), not "
+                         f"{dialect.name}: nn layers run on tensors")
     for index, use in enumerate(checked.calls):
+        if use.kind == "layer":
+            continue
         qualified = _qualified(use, dialect)
         if qualified is None:
             if not known_anywhere(use):
@@ -297,6 +350,12 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
     scope.vars.update({"np": ModuleRef("numpy"), "numpy": ModuleRef("numpy"),
                        "torch": ModuleRef("torch"), "F": ModuleRef("torch.nn.functional")})
     scope.vars.update(inputs)
+    interp.layer_bindings = {}
+    for binding in checked.layers:
+        value = LayerValue(binding.kind, tuple(_value(a) for a in binding.args),
+                           tuple(sorted((k, _value(v)) for k, v in binding.kwargs)))
+        scope.vars[binding.name] = value
+        interp.layer_bindings[value] = binding
     interp.trace = []
     interp.exec_block(interp.module.body)
     steps = [_step_view(step) for step in interp.trace]
@@ -305,11 +364,24 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
         steps = [_value_step(checked, scope.vars)]
     steps = _with_finding_warnings(steps, interp)
     bindings = _bindings(checked, scope.vars)
-    confirmations = [_confirm_on_engine(interp.trace, interp.calls, dialect)]
+    confirmations = [_confirm_on_engine(interp.trace, interp.calls, dialect)] if confirm else []
+    if checked.layers and confirm:
+        # NumPy has no nn layers: torch, when installed, is what can run them.
+        confirmations = [Confirmation("NumPy", "skipped", "nn layers run on torch only")]
+        check_torch = True
     if check_torch:
         from .torch_check import confirm_on_torch
         confirmations.append(confirm_on_torch(interp.trace, interp.calls, dialect))
     return DialectOutcome(dialect.name, tuple(steps), tuple(confirmations), bindings)
+
+
+def _value(literal: Any) -> Any:
+    """A --layer constructor's literal as the interpreter's value."""
+    if isinstance(literal, bool) or literal is None or isinstance(literal, (str, float)):
+        return ConstValue(literal)
+    if isinstance(literal, int):
+        return IntValue(literal)
+    return TupleValue(tuple(_value(item) for item in literal))
 
 
 def _with_copy_notes(steps: list[StepView], interp: _RecordingInterpreter,

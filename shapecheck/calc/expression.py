@@ -63,6 +63,7 @@ class CheckedExpression:
     calls: tuple[FunctionUse, ...] = field(default=())
     names_used: frozenset[str] = frozenset()  # array names read before any assignment
     ends_with_assignment: bool = False  # the last statement binds (z = ..., x += ...)
+    layers: tuple = ()  # calc.layers.LayerBinding for each --layer the expression calls
 
     @property
     def default_dialect(self) -> str:

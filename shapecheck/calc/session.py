@@ -29,11 +29,27 @@ from .symbols import Dependence, dependences
 
 
 def check_expression(source: str, known_names: set[str] | frozenset[str],
-                     in_session: bool = False) -> CheckedExpression:
+                     in_session: bool = False, layers: tuple = ()) -> CheckedExpression:
     """calc.checker.check_expression, imported on first use: libcst loads only when needed."""
     from .checker import check_expression as check
 
-    return check(source, known_names, in_session)
+    return check(source, known_names, in_session, layers)
+
+
+def parse_layer_args(values: list[str], shape_names: set[str]) -> tuple:
+    """Every ``--layer`` value (calc/layers.py); a name given twice, or also a shape, is an error."""
+    if not values:
+        return ()
+    from .layers import parse_layer_arg
+
+    layers = []
+    for value in values:
+        layer = parse_layer_arg(value)
+        if layer.name in shape_names or any(seen.name == layer.name for seen in layers):
+            raise UsageError(f"{layer.name!r} is given twice (as a layer and a shape, "
+                             f"or as two layers)")
+        layers.append(layer)
+    return tuple(layers)
 
 
 EXIT_OK, EXIT_FAILS, EXIT_USAGE = 0, 1, 2
@@ -82,14 +98,16 @@ def emit(outcomes: list[DialectOutcome], source: str, fmt: str, out: TextIO,
 
 
 def run_once(expression: str, shape_args: list[str], dialect: str | None, fmt: str,
-             check_torch: bool, out: TextIO, err: TextIO, evaluator: Evaluator) -> int:
+             check_torch: bool, out: TextIO, err: TextIO, evaluator: Evaluator,
+             layer_args: list[str] | None = None) -> int:
     """One expression: print the outcome (text or JSON) and return the exit code."""
     try:
         validate_dialect(dialect)
         env = parse_shape_args(shape_args)
-        checked = check_expression(expression, set(env))
+        layers = parse_layer_args(layer_args or [], set(env))
+        checked = check_expression(expression, set(env), layers=layers)
         dialects = resolve_dialects(dialect, checked)
-    except (ShapeSyntaxError, ExpressionError, UsageError) as exc:
+    except (ShapeSyntaxError, ExpressionError, UsageError, ValueError) as exc:
         err.write(f"error: {exc}\n")
         return EXIT_USAGE
     try:
@@ -134,6 +152,7 @@ class Calculator:
     dialect: str | None = None  # None: choose from the expression, as one-shot does
     fmt: str = "text"
     check_torch: bool = False
+    layers: tuple = ()  # calc.layers.LayerBinding values from --layer
     defined: dict[str, ShapeBinding] = field(default_factory=dict)
     computed: dict[str, dict[str, ShapeBinding]] = field(default_factory=dict)
     done: bool = False
@@ -255,7 +274,7 @@ class Calculator:
                    and normalize_name(item) not in arrays for item in items)
 
     def evaluate(self, text: str, out: TextIO) -> int:
-        checked = check_expression(text, self.names(), in_session=True)
+        checked = check_expression(text, self.names(), in_session=True, layers=self.layers)
         dialects = resolve_dialects(self.dialect, checked)
         outcomes, envs = [], []
         for dialect in dialects:

@@ -88,6 +88,14 @@ def _call(torch: Any, name: str, args: tuple, kwargs: dict) -> Any:
     return attribute(*args[1:], **kwargs) if callable(attribute) else attribute
 
 
+def _layer(torch: Any, binding: Any) -> Any:
+    """The real ``torch.nn`` module a --layer names, built from its literal arguments."""
+    try:
+        return getattr(torch.nn, binding.kind)(*binding.args, **dict(binding.kwargs))
+    except Exception as exc:  # a constructor the runtime accepted and torch does not
+        raise _Skip(f"torch refuses {binding.text}: {str(exc).splitlines()[0]}") from None
+
+
 def _shape_of(torch: Any, value: Any) -> tuple | None:
     if isinstance(value, torch.Tensor):
         return tuple(value.shape)
@@ -114,12 +122,16 @@ def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation
         number, call = recorded[index]
         try:
             args, kwargs = _arguments(torch, call, made)
+            module = _layer(torch, call.layer) if call.layer is not None else None
         except _Skip as why:
             return Confirmation("torch", "skipped", str(why))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                value = _call(torch, call.name, args, kwargs)
+                if module is not None:
+                    value = module(*args)
+                else:
+                    value = _call(torch, call.name, args, kwargs)
         except Exception as exc:  # torch's own refusal, whatever its class
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if isinstance(step.outcome, ShapeError):

@@ -109,17 +109,24 @@ class ShapeBatch:
                                count=int(lengths.sum()))
         except (TypeError, OverflowError) as error:
             raise ValueError(f"shapes must be sequences of integer sizes ({error})") from None
-        longest = int(lengths.max()) if len(shapes) else 0
-        width = longest if width is None else width
-        if width < longest:
-            raise ValueError(f"width {width} is smaller than the largest ndim {longest}")
         if (flat < 0).any():
             where = int(np.searchsorted(np.cumsum(lengths), np.argmax(flat < 0), side="right"))
             raise ValueError(f"negative dimension in shape {tuple(shapes[where])}")
-        dims = np.full((len(shapes), width), MISSING, dtype=np.int64)
-        rows = np.repeat(np.arange(len(shapes)), lengths)
+        return ShapeBatch.from_flat(lengths, flat, width)
+
+    @staticmethod
+    def from_flat(lengths: np.ndarray, flat: np.ndarray, width: int | None = None) -> "ShapeBatch":
+        """A batch from every shape's ndim and all their dims end to end (non-negative ints)."""
+        lengths = np.asarray(lengths, dtype=np.int64)
+        count = len(lengths)
+        longest = int(lengths.max()) if count else 0
+        width = longest if width is None else width
+        if width < longest:
+            raise ValueError(f"width {width} is smaller than the largest ndim {longest}")
+        dims = np.full((count, width), MISSING, dtype=np.int64)
+        rows = np.repeat(np.arange(count), lengths)
         starts = np.cumsum(lengths) - lengths
-        position = np.arange(flat.size) - starts[rows]
+        position = np.arange(len(flat)) - starts[rows]
         dims[rows, width - lengths[rows] + position] = flat
         return ShapeBatch(dims)
 
@@ -354,7 +361,94 @@ def broadcast_verdicts_of(pairs: Iterable[tuple[Sequence[int], Sequence[int]]],
     return broadcast_verdicts(a, b, dialect)
 
 
+# ---------------------------------------------------------------- matmul batching and reductions
+#
+# These verdicts are ok masks and result shapes only: the words of an error
+# (which dim, the library's message) come from the scalar rules for the rows
+# that fail, so there is one source of each message.
+
+
+def right_aligned(dims: np.ndarray) -> ShapeBatch:
+    """Rows whose present dims (not -1) may have holes anywhere, packed to the right in order."""
+    dims = np.asarray(dims)
+    present = dims != MISSING
+    # A stable sort of the "present" flags moves the holes to the front and keeps the dims' order.
+    order = np.argsort(present, axis=1, kind="stable")
+    packed = np.take_along_axis(dims, order, axis=1)
+    return ShapeBatch(np.asfortranarray(packed))
+
+
+def matmul_verdicts(a: ShapeBatch, b: ShapeBatch) -> tuple[np.ndarray, ShapeBatch]:
+    """``a[i] @ b[i]`` for every row, as np.matmul and torch.matmul agree on its shape.
+
+    Returns (ok, result); rows that fail hold -1 everywhere. Both libraries
+    refuse a 0-d operand, contract a's last dim with b's second to last (b's
+    only dim when b is 1-D), drop the 1 a 1-D operand was promoted with, and
+    broadcast the dims before the last two.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"batches differ in length: {len(a)} and {len(b)}")
+    width = max(a.width, b.width, 2)
+    dtype = np.promote_types(a.dims.dtype, b.dims.dtype).type
+    x = a.widened(width).as_dtype(dtype).dims
+    y = b.widened(width).as_dtype(dtype).dims
+    x_vector = x[:, -2] == MISSING  # a is 1-D (or 0-d)
+    y_vector = y[:, -2] == MISSING
+    ok = (x[:, -1] != MISSING) & (y[:, -1] != MISSING)
+    contracted_b = np.where(y_vector, y[:, -1], y[:, -2])
+    ok &= x[:, -1] == contracted_b
+    batch = broadcast_verdicts(ShapeBatch._trusted(np.asfortranarray(x[:, :-2])),
+                               ShapeBatch._trusted(np.asfortranarray(y[:, :-2])), "numpy")
+    ok &= batch.broadcastable
+    n_dim = np.where(x_vector, MISSING, x[:, -2])
+    m_dim = np.where(y_vector, MISSING, y[:, -1])
+    out = np.concatenate([batch.result.dims, n_dim[:, None], m_dim[:, None]], axis=1)
+    out[~ok] = MISSING
+    return _readonly(ok), right_aligned(out)
+
+
+def reduce_verdicts(a: ShapeBatch, axes: Sequence[int] | None, keepdims: bool,
+                    scalar_axis: bool = False) -> tuple[np.ndarray, ShapeBatch]:
+    """A reduction (sum, mean, prod...) of every row over ``axes`` (None: all).
+
+    An axis must lie in [-ndim, ndim). ``scalar_axis``: a 0-d operand also
+    takes axis 0 or -1, as torch's reductions do, and NumPy's ufunc reductions
+    (sum, prod) given one int axis (not mean, not a tuple). An axis named
+    twice (0 and -2 of a 2-D row) is an error in both libraries.
+    """
+    dims = a.dims
+    ndim = a.ndim
+    n, width = dims.shape
+    if axes is None:
+        out = np.where(dims == MISSING, MISSING, 1) if keepdims else \
+            np.full((n, 0), MISSING, dtype=dims.dtype)
+        return _readonly(np.ones(n, dtype=bool)), ShapeBatch(np.asfortranarray(out))
+    ok = np.ones(n, dtype=bool)
+    out = np.array(dims, order="C", copy=True)
+    rows = np.arange(n)
+    scalar = ndim == 0
+    for axis in axes:
+        inside = (axis < ndim) & (axis >= -ndim)
+        if scalar_axis:
+            inside |= scalar & (axis in (0, -1))  # the 0-d operand is treated as if it had one dim
+        ok &= inside
+        column = np.full(n, width + axis) if axis < 0 else width - ndim + axis
+        column = np.clip(column, 0, max(width - 1, 0))
+        if width:
+            target = rows[inside & ~scalar]
+            out[target, column[target]] = 1 if keepdims else MISSING
+    for i, first in enumerate(axes):
+        for second in axes[i + 1:]:
+            ok &= (first - second) % np.maximum(ndim, 1) != 0
+    for i, first in enumerate(axes):
+        for second in axes[i + 1:]:
+            ok &= (first - second) % np.maximum(ndim, 1) != 0
+    out[~ok] = MISSING
+    return _readonly(ok), right_aligned(out)
+
+
 __all__ = [
     "MISSING", "FALLBACK_NONE", "FALLBACK_WARNING", "FALLBACK_ERROR", "ShapeBatch",
-    "BroadcastVerdicts", "broadcast_verdicts", "broadcast_verdicts_of",
+    "BroadcastVerdicts", "broadcast_verdicts", "broadcast_verdicts_of", "matmul_verdicts",
+    "reduce_verdicts", "right_aligned",
 ]
