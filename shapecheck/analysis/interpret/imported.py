@@ -16,6 +16,9 @@ binds the unknown value, which never produces a finding.
 from __future__ import annotations
 
 import os
+import re
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +27,24 @@ import libcst as cst
 from ..imports import dotted_name, import_bindings
 from ..positions import NodePositions
 from ..project import MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, read_project_file
-from ..values import UNKNOWN_VALUE, FunctionValue, ModuleRef, Value
+from ..values import UNKNOWN_VALUE, FunctionValue, InstanceValue, ModuleRef, Value
 
 _CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", "standalone_shapes",
                    "namespace_uses", "array_libraries", "default_library")
+
+
+_LOADED: OrderedDict = OrderedDict()
+"""Imported modules already run, per process: the many files importing one module share its
+values (its module level runs once). Importers only read those values and analyze calls into
+them, which keeps its state in each importer's own interpreter."""
+
+_LOADED_CAPACITY = 256
+
+_SUMMARIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Functions of imported files analyzed on their own: (result, parameter writes, findings the
+file has on its own), shared by every importer in the process."""
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(eq=False)
@@ -69,7 +86,7 @@ class ImportSession:
 
     def __init__(self, importer: str, lint_root: str | None):
         self.resolver = ImportResolver(importer, lint_root)
-        self.loaded: dict[str, ProjectModule | None] = {}
+        self.loaded: dict[Any, ProjectModule | None] = {}  # (digest, statements kept) or a directory
         self.loading: list[str] = [self.resolver.importer]
         self.dependencies: dict[str, str] = {}  # path -> content digest
         self.contexts: dict[int, ModuleContext] = {}  # id(module scope) -> its file's state
@@ -102,6 +119,7 @@ class ProjectImports:
         if session.home is None:
             session.home = self.home
         self.foreign_reported: set[tuple] = set()
+        self.callees: list[FunctionValue | None] = []  # the specializations under way, innermost last
 
     # --- binding names -------------------------------------------------------------------
 
@@ -131,72 +149,111 @@ class ProjectImports:
                 if full is None:
                     continue
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    module = self.load_module(full, 0)
+                    bound = alias.asname.name.value
+                    module = self.load_module(full, 0, self.attributes_used(bound))
                     if module is not None:
-                        out[alias.asname.name.value] = module
+                        out[bound] = module
                     continue
-                # ``import a.b.c`` binds ``a``, with ``b`` and ``b.c`` as its attributes.
+                # ``import a.b.c`` binds ``a``, with ``b`` and ``b.c`` as its attributes; only the
+                # last is loaded (the packages' own names are rarely what such code reads).
                 parts = full.split(".")
-                top = parent = self.load_module(parts[0], 0)
-                for depth in range(1, len(parts)):
-                    if parent is None:
-                        break
-                    child = self.load_module(".".join(parts[:depth + 1]), 0)
-                    if child is not None:
-                        parent.submodules[parts[depth]] = child
-                    parent = child
-                if top is not None:
-                    out[parts[0]] = top
+                leaf = self.load_module(full, 0, self.attributes_used(full))
+                if leaf is None:
+                    continue
+                for depth in range(len(parts) - 1, 0, -1):
+                    leaf = ProjectModule(".".join(parts[:depth]), {}, {parts[depth]: leaf})
+                out[parts[0]] = leaf
             return out
         module_name = dotted_name(node.module) if node.module is not None else None
         level = len(node.relative)
         if module_name is None and node.module is not None:
             return out
-        source = self.load_module(module_name, level)
         if isinstance(node.names, cst.ImportStar):
+            # Followed in the analyzed file only: a package's ``__init__`` of star imports
+            # would load every module of the package for each file importing it.
+            source = self.load_module(module_name, level, self.identifiers()) \
+                if not self.quiet else None
             if source is not None:
                 out["*"] = source
             return out
+        wanted: dict[str, str] = {}  # name in the module -> name bound here
         for alias in node.names:
             if not isinstance(alias.name, cst.Name):
                 continue
             name = alias.name.value
             bound = alias.asname.name.value if alias.asname is not None and \
                 isinstance(alias.asname.name, cst.Name) else name
-            if source is not None and name in source.names:
-                out[bound] = source.names[name]
+            # A submodule first: ``from . import layers`` need not run the package's __init__.
+            qualified = f"{module_name}.{name}" if module_name else name
+            if self.is_module_file(qualified, level):
+                submodule = self.load_module(qualified, level, self.attributes_used(bound))
+                if submodule is not None:
+                    out[bound] = submodule
                 continue
-            submodule = self.load_module(f"{module_name}.{name}" if module_name else name, level)
-            if submodule is not None:
-                out[bound] = submodule
+            wanted[name] = bound
+        if wanted:
+            source = self.load_module(module_name, level, frozenset(wanted))
+            if source is not None:
+                for name, bound in wanted.items():
+                    if name in source.names:
+                        out[bound] = source.names[name]
         return out
 
-    def load_module(self, name: str | None, level: int) -> ProjectModule | None:
-        session = self.session
+    def attributes_used(self, prefix: str) -> frozenset[str]:
+        """What this file reads of ``prefix.``: the names an imported module must define."""
+        pattern = re.compile(r"\b" + r"\s*\.\s*".join(map(re.escape, prefix.split("."))) +
+                             r"\s*\.\s*([A-Za-z_]\w*)")
+        return frozenset(pattern.findall(self.source))
+
+    def identifiers(self) -> frozenset[str]:
+        """Every name this file's text mentions: what a star import can provide that it reads."""
+        return frozenset(_IDENTIFIER.findall(self.source))
+
+    def is_module_file(self, name: str, level: int) -> bool:
+        target = self.session.resolver.resolve(name, level, self.path)
+        return target is not None and not target.directory
+
+    def load_module(self, name: str | None, level: int,
+                    names: frozenset[str] | None) -> ProjectModule | None:
+        """The module's definitions of ``names`` (and what they need); None: all of them."""
         if name is None and not level:
             return None
-        target = session.resolver.resolve(name, level, self.path)
-        return self.load_target(target) if target is not None else None
+        target = self.session.resolver.resolve(name, level, self.path)
+        return self.load_target(target, names) if target is not None else None
 
-    def load_target(self, target: Target) -> ProjectModule | None:
+    def load_target(self, target: Target, names: frozenset[str] | None) -> ProjectModule | None:
         session = self.session
-        key = target.path or target.directory
-        if key in session.loaded:
-            return session.loaded[key]
-        if key in session.loading or len(session.loading) > MAX_IMPORT_DEPTH or \
-                len(session.loaded) >= MAX_IMPORTED_MODULES:
-            return None  # a cycle, or too far: unknown (not remembered: a shorter path may load it)
         if not target.path:
-            module = session.loaded[key] = ProjectModule(key, {})  # a namespace package
-            return module
-        parsed = read_project_file(target.path)
-        session.loaded[key] = None
+            return session.loaded.setdefault(target.directory, ProjectModule(target.directory, {}))
+        if target.path in session.loading or len(session.loading) > MAX_IMPORT_DEPTH or \
+                len(session.loaded) >= MAX_IMPORTED_MODULES:
+            return None  # a cycle, or too far: unknown
+        if names is not None and not names:
+            return ProjectModule(target.path, {})  # nothing of it is read here
+        parsed = read_project_file(target.path, names)
         if parsed is None:
             return None
+        key = parsed.key
+        if key in session.loaded:
+            return session.loaded[key]
+        shared_key = (key, len(session.loading), session.resolver.lint_root,
+                      repr(getattr(self.settings, "dialect", None)),
+                      repr(getattr(self.settings, "shape_hints", None)))
+        shared = _LOADED.get(shared_key)
+        if shared is not None:
+            _LOADED.move_to_end(shared_key)
+            module, contexts, dependencies = shared
+            session.loaded[key] = module
+            session.contexts.update(contexts)
+            session.dependencies.update(dependencies)
+            return module
+        session.loaded[key] = None
+        contexts_before, dependencies_before = set(session.contexts), set(session.dependencies)
         session.dependencies[parsed.path] = parsed.digest
-        session.loading.append(key)
+        session.loading.append(target.path)
         try:
             interp = type(self)(parsed.module, parsed.source, parsed.path, self.settings)
+            interp._positions = parsed.positions
             interp.quiet = True
             interp.start_imports(session)
             interp.exec_block(parsed.module.body)
@@ -205,6 +262,11 @@ class ProjectImports:
         finally:
             session.loading.pop()
         module = session.loaded[key] = ProjectModule(parsed.path, interp.frame.scope.vars)
+        _LOADED[shared_key] = (
+            module, {k: v for k, v in session.contexts.items() if k not in contexts_before},
+            {k: v for k, v in session.dependencies.items() if k not in dependencies_before})
+        if len(_LOADED) > _LOADED_CAPACITY:
+            _LOADED.popitem(last=False)
         return module
 
     def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:
@@ -258,10 +320,76 @@ class ProjectImports:
         context = self.session.owner_context(node)
         return context.positions()[node].start.line if context is not None else 0
 
+    def is_foreign(self, func: FunctionValue) -> bool:
+        session = self.session
+        if session is None:
+            return False
+        context = session.contexts.get(id(_module_scope(func.scope)))
+        return context is not None and context is not self.home
+
+    def call_function(self, func: FunctionValue, args: list, kwargs: dict,
+                      node: cst.CSTNode | None = None) -> Value:
+        # An imported file's module level only defines what its importers use: a call there
+        # (a decorator factory, a registry) is not analyzed.
+        return UNKNOWN_VALUE if self.quiet else super().call_function(func, args, kwargs, node)
+
+    def function_summary(self, func: FunctionValue, self_value: Value | None = None) -> Value:
+        """A function of another file analyzed on its own is the same for every importer:
+        analyzed once per process, its result and the parameters it writes are reused."""
+        if self_value is not None or func.owner is not None or not self.is_foreign(func):
+            return super().function_summary(func, self_value)
+        key = (id(func), "summary")
+        if key in self.summaries:
+            return self.summaries[key]
+        shared = _SUMMARIES.get(func)
+        if shared is not None:
+            result, writes, reported = shared
+            self.analyzed.add(id(func))
+            self.summaries[key] = result
+            self.param_writes.update(writes)
+            self.foreign_reported |= reported
+            return result
+        writes_before, reported_before = dict(self.param_writes), set(self.foreign_reported)
+        result = super().function_summary(func, self_value)
+        if id(func) not in self.active:
+            _SUMMARIES[func] = (result, {k: v for k, v in self.param_writes.items()
+                                         if writes_before.get(k) is not v},
+                                self.foreign_reported - reported_before)
+        return result
+
+    def standalone(self, func: FunctionValue) -> None:
+        """A method of a class from another file is analyzed on its own (all the class's
+        methods) only when a call into it has a finding to weigh: most never have one, and
+        that analysis would be repeated by every file importing the class."""
+        if func.owner is not None and self.is_foreign(func):
+            return
+        super().standalone(func)
+
+    def specialize(self, func: FunctionValue, args: list, kwargs: dict, node) -> Value:
+        self.callees.append(func)
+        try:
+            return super().specialize(func, args, kwargs, node)
+        finally:
+            self.callees.pop()
+
+    def instantiate(self, cls: Any, args: list, kwargs: dict, node: cst.CSTNode | None = None) -> Value:
+        if self.quiet:
+            return InstanceValue(cls)
+        init = cls.members.get("__init__")
+        self.callees.append(init if isinstance(init, FunctionValue) else None)
+        try:
+            return super().instantiate(cls, args, kwargs, node)
+        finally:
+            self.callees.pop()
+
     def emit_at_call(self, node: cst.CSTNode, where: str, captured: dict) -> None:
         """A finding the callee has with these arguments, from another file: at the call, naming
         that file's line; none the other file reports on its own."""
         own = {}
+        callee = self.callees[-1] if self.callees else None
+        if callee is not None and callee.owner is not None and self.is_foreign(callee) and \
+                any(finding.path != self.path for finding, _ in captured.values()):
+            super().standalone(callee)  # what the class reports on its own (see standalone)
         for key, (finding, exc_type) in captured.items():
             if finding.path == self.path:
                 own[key] = (finding, exc_type)
