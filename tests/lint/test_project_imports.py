@@ -210,13 +210,15 @@ def test_missing_modules_libraries_and_cycles_are_unknown_without_error(project,
             def from_a(x):
                 return from_b(x) + ghost(x) + dumps(x)
             """,
+        "pkg/broken.py": "def half(:\n",
         "pkg/b.py": """
             import numpy as np
             from .a import from_a
+            from .broken import half
 
 
             def from_b(x):
-                return from_a(x) + np.zeros(5)
+                return from_a(x) + np.zeros(5) + half(x)
             """,
         "main.py": """
             import numpy as np
@@ -226,9 +228,9 @@ def test_missing_modules_libraries_and_cycles_are_unknown_without_error(project,
 
             y = from_a(np.ones(3)) + from_b(np.ones(3))
             """})
-    run = shapecheck("lint", "--no-cache", ".")
-    assert (run.code, run.err) == (0, "")
-    assert "Traceback" not in run.out and "SC099" not in run.out
+    run = shapecheck("lint", "--no-cache", "--format", "json", ".")
+    assert run.err == "" and "Traceback" not in run.out
+    assert [(f["path"], f["code"]) for f in run.json()] == [("pkg/broken.py", "SC001")]
 
 
 def test_the_cache_is_stale_when_an_imported_file_changes(project, shapecheck):
