@@ -43,6 +43,7 @@ class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, C
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
                  force_dialect: Dialect | None = None):
         Context.__init__(self, module, source, path, settings, force_dialect)
+        ProjectImports.__init__(self)
 
 
 def analyze_module(module: cst.Module, source: str, path: str, settings: Any,

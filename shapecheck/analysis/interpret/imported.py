@@ -112,14 +112,16 @@ class ProjectImports:
     here: ModuleContext | None = None  # the file whose body runs now
     home: ModuleContext | None = None  # the analyzed file
 
+    def __init__(self) -> None:
+        self.foreign_reported: set[tuple] = set()  # (path, code, line, column) of other files
+        self.callees: list[FunctionValue | None] = []  # the specializations under way, innermost last
+
     def start_imports(self, session: ImportSession) -> None:
         self.session = session
         self.home = self.here = ModuleContext(self)
         session.contexts[id(self.frame.scope)] = self.home
         if session.home is None:
             session.home = self.home
-        self.foreign_reported: set[tuple] = set()
-        self.callees: list[FunctionValue | None] = []  # the specializations under way, innermost last
 
     # --- binding names -------------------------------------------------------------------
 
