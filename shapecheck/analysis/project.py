@@ -37,7 +37,7 @@ MAX_IMPORTED_MODULES = 24
 MAX_IMPORTED_BYTES = 200_000
 """A bigger imported file is unknown: its module level alone would cost more than the importer."""
 
-MAX_IMPORTED_LINES = 600
+MAX_IMPORTED_LINES = 300
 """Lines of an imported file parsed for one import statement."""
 
 MAX_DEPENDENCY_LINES = 40
