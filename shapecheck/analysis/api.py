@@ -28,10 +28,13 @@ class AnalysisSettings:
     dialect: "numpy", "torch", "torch-legacy", "numpy-1", or None to follow
     each array's own library. shape_hints: name -> shape text (e.g.
     ``{"x": "B,T,C"}``) from config, used when a name's shape is not known.
+    project_root: the directory of the config (or where lint runs); imports of
+    the user's own files resolve from there too.
     """
 
     dialect: str | None = None
     shape_hints: tuple[tuple[str, str], ...] = field(default=())
+    project_root: str | None = None  # the lint root: absolute imports are also looked up there
 
 
 DEFAULT_SETTINGS = AnalysisSettings()
@@ -43,11 +46,14 @@ def finding_for(spec: RuleSpec, path: str, span: Span, message: str, **extra) ->
 
 
 def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_SETTINGS,
-                   coverage: CoverageRecorder | None = None) -> list[Finding]:
+                   coverage: CoverageRecorder | None = None,
+                   imported: dict[str, str] | None = None) -> list[Finding]:
     """All findings for one file's text. Syntax errors are SC001, analyzer bugs SC099.
 
     A ``coverage`` recorder, when given, is filled with the file's array-valued
     expressions (analysis/coverage.py); without one the analysis pays nothing for it.
+    ``imported``, when given, receives the project files the analysis read through
+    imports (path -> content digest): the findings depend on them too.
     """
     with _collector_paused():
         nesting = check_nesting(source)
@@ -66,7 +72,8 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
     node_positions(module, source, nesting.statement_lines)  # found as asked for, one statement at a time
     gc.freeze()  # the tree stays out of the collections the walk's own garbage sets off
     try:
-        return sorted(analyze_module(module, source, path, settings, coverage), key=Finding.sort_key)
+        return sorted(analyze_module(module, source, path, settings, coverage, imported),
+                      key=Finding.sort_key)
     except RecursionError:
         return [finding_for(INTERNAL_ERROR, path, Span(1, 1, 1, 1),
                             "internal error: the file nests too deeply for the analyzer")]

@@ -1,4 +1,9 @@
-"""A persistent cache of each file's analysis, keyed by its content, shapecheck's version and the settings."""
+"""A persistent cache of each file's analysis, keyed by its content, shapecheck's version and the settings.
+
+A file's findings also depend on the project files it imports (their functions
+are analyzed with its arguments): each entry remembers their content digests,
+and an entry whose imported files changed since is not read.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..analysis.findings import Facts, Finding, Severity, Span
+from ..analysis.project import file_digest
 
 # Bump when the cached layout changes; the version alone covers analyzer changes in releases.
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 
 
 def _build_stamp() -> str:
@@ -71,6 +77,12 @@ class Cache:
         # goes on without the cache and the user sees this once.
         self.warning: str | None = None
         self._probed = False
+        self._digests: dict[str, str | None] = {}  # imported files, hashed once per run
+
+    def _digest(self, path: str) -> str | None:
+        if path not in self._digests:
+            self._digests[path] = file_digest(path)
+        return self._digests[path]
 
     def _file(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -93,12 +105,16 @@ class Cache:
             return None
         try:
             with open(self._file(key), encoding="utf-8") as handle:
-                records = json.load(handle)
-            return [finding_from_record(r, path) for r in records]
-        except (OSError, ValueError, TypeError, KeyError):
+                entry = json.load(handle)
+            imported = entry["imports"]
+            if any(self._digest(str(file)) != digest for file, digest in imported.items()):
+                return None  # an imported file changed: the findings may have too
+            return [finding_from_record(r, path) for r in entry["findings"]]
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None  # missing or damaged entries are simply recomputed
 
-    def put(self, key: str, findings: list[Finding]) -> None:
+    def put(self, key: str, findings: list[Finding], imported: dict[str, str] | None = None) -> None:
+        """``imported``: path -> content digest of each project file the analysis read."""
         if self.warning is not None:
             return
         target = self._file(key)
@@ -106,7 +122,8 @@ class Cache:
             self._prepare(target.parent)
             fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump([finding_to_record(f) for f in findings], handle)
+                json.dump({"imports": imported or {},
+                           "findings": [finding_to_record(f) for f in findings]}, handle)
             os.replace(temp, target)
         except OSError:
             pass  # a read-only or full disk must not fail the lint; the run just stays cold

@@ -9,7 +9,7 @@ import tokenize
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,11 +120,17 @@ def decode_python(data: bytes) -> str:
 
 
 def analyze_bytes(path: str, data: bytes, kind: str, config: LintConfig,
-                  coverage: CoverageRecorder | None = None) -> tuple[list[Finding], str, NotebookProgram | None]:
-    """Raw findings (before selection and suppression), the analyzed text and, for notebooks, the program."""
+                  coverage: CoverageRecorder | None = None,
+                  imported: dict[str, str] | None = None) -> tuple[list[Finding], str, NotebookProgram | None]:
+    """Raw findings (before selection and suppression), the analyzed text and, for notebooks, the program.
+
+    ``imported`` receives the project files the analysis followed imports into (path -> digest).
+    """
     from ..analysis.api import (
         analyze_source,  # libcst and the interpreter load only when a file needs analysis
     )
+
+    settings = replace(config.settings, project_root=str(config.root))
 
     try:
         if kind == "notebook":
@@ -139,13 +145,13 @@ def analyze_bytes(path: str, data: bytes, kind: str, config: LintConfig,
                 program = build_program(read_cells(text))
             except NotebookError as exc:
                 raise Unreadable(str(exc)) from None
-            findings = analyze_source(program.source, path, config.settings, coverage)
+            findings = analyze_source(program.source, path, settings, coverage, imported)
             return [program.map_finding(f) for f in findings], program.source, program
         text = decode_python(data)
     except Unreadable as exc:
         span = Span(exc.line, 1, exc.line, 1)
         return [finding_for(UNREADABLE_FILE, path, span, str(exc))], "", None
-    return analyze_source(text, path, config.settings, coverage), text, None
+    return analyze_source(text, path, settings, coverage, imported), text, None
 
 
 def finish(path: str, findings: list[Finding], text: str, program: NotebookProgram | None,
@@ -180,10 +186,12 @@ def lint_job(job: FileJob) -> FileResult:
         if job.coverage:
             from ..analysis.coverage import CoverageRecorder
             recorder = CoverageRecorder()
-        findings, text, program = analyze_bytes(job.path, job.data, job.kind, job.config, recorder)
+        imported: dict[str, str] = {}
+        findings, text, program = analyze_bytes(job.path, job.data, job.kind, job.config, recorder,
+                                                 imported)
         findings += unused_suppression_findings(findings, text, job.path, program)
         if job.key is not None and job.cache_dir is not None:
-            Cache(Path(job.cache_dir)).put(job.key, findings)
+            Cache(Path(job.cache_dir)).put(job.key, findings, imported)
         result = finish(job.path, findings, text, program, job.config)
         result.coverage = recorder.summary() if recorder is not None else None
         return result

@@ -95,10 +95,10 @@ def test_a_crash_in_one_file_becomes_sc099_and_the_run_goes_on(project, monkeypa
     (project / "b.py").write_text(SYNTAX_BUG)
     real = runner.analyze_bytes
 
-    def explode_on_a(path, data, kind, config, coverage=None):
+    def explode_on_a(path, data, kind, config, coverage=None, imported=None):
         if path == "a.py":
             raise RuntimeError("boom")
-        return real(path, data, kind, config, coverage)
+        return real(path, data, kind, config, coverage, imported)
 
     monkeypatch.setattr(runner, "analyze_bytes", explode_on_a)
     report = lint(use_cache=False)

@@ -75,13 +75,13 @@ def crash_on(name: str, how: str, monkeypatch) -> None:
     """The analyzer dies on one file as native code would (a signal or a hard exit), in the worker."""
     real = runner.analyze_bytes
 
-    def analyze_bytes(path, data, kind, config, coverage=None):
+    def analyze_bytes(path, data, kind, config, coverage=None, imported=None):
         if Path(path).name == name:
             if how == "segfault":
                 faulthandler.disable()  # the test runner's handler would print the worker's stack
                 os.kill(os.getpid(), signal.SIGSEGV)
             os._exit(3)
-        return real(path, data, kind, config, coverage)
+        return real(path, data, kind, config, coverage, imported)
 
     monkeypatch.setattr(runner, "analyze_bytes", analyze_bytes)
 
@@ -106,10 +106,10 @@ def test_two_crashing_files_in_one_run_are_each_reported_once(tmp_path, monkeypa
         (tmp_path / name).write_text(BUGGY.format(n=9))
     real = runner.analyze_bytes
 
-    def analyze_bytes(path, data, kind, config, coverage=None):
+    def analyze_bytes(path, data, kind, config, coverage=None, imported=None):
         if Path(path).name.endswith("_crash.py"):
             os._exit(3)
-        return real(path, data, kind, config, coverage)
+        return real(path, data, kind, config, coverage, imported)
 
     monkeypatch.setattr(runner, "analyze_bytes", analyze_bytes)
     report = lint(tmp_path, 1)

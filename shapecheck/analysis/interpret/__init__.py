@@ -14,6 +14,7 @@ understand evaluates to an unknown value, which never produces a finding.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import libcst as cst
@@ -29,28 +30,41 @@ from .effects import Effects
 from .env import Scope
 from .expressions import Expressions
 from .functions import Functions
+from .imported import ImportSession, ProjectImports
 from .modules import Modules
 from .opcalls import OpGateway
 from .statements import Statements
 
 
-class Interpreter(Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
+class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
                   Effects, Constraints):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
                  force_dialect: Dialect | None = None):
         Context.__init__(self, module, source, path, settings, force_dialect)
+        ProjectImports.__init__(self)
 
 
 def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
-                   coverage: Any = None) -> list[Finding]:
+                   coverage: Any = None, imported: dict[str, str] | None = None) -> list[Finding]:
     """All shape, in-place and aliasing findings for one parsed module.
 
     ``coverage``, a CoverageRecorder, records every array-valued expression evaluated.
+    When ``path`` is a file, imports of other files of the project are followed
+    (interpret/imported.py); ``imported`` then receives each file loaded, as path ->
+    content digest, for the cache to key on.
     """
     interp = Interpreter(module, source, path, settings)
     interp.coverage = coverage
+    if os.path.isfile(path):
+        session = ImportSession(path, getattr(settings, "project_root", None))
+        interp.start_imports(session)
+        try:
+            return interp.run()
+        finally:
+            if imported is not None:
+                imported.update(session.dependencies)
     return interp.run()
 
 

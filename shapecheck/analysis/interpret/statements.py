@@ -11,7 +11,6 @@ from ...runtime import ops as rt_ops
 from ...runtime.creation import literal_shape
 from ...runtime.dims import UNKNOWN, eq
 from ...runtime.rules import indexing as rt_indexing
-from ..imports import import_bindings
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -116,13 +115,7 @@ class Statements:
                 self.eval(node.exc)
             self.flow = "raise"
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
-            for bound, qualname in import_bindings(node):
-                self.frame.scope.vars[bound] = ModuleRef(qualname) if qualname else UNKNOWN_VALUE
-                library = qualname.split(".", 1)[0] if qualname else None
-                if library in ("numpy", "torch"):
-                    self.array_libraries.add(library)
-                    if self.default_library is None:
-                        self.default_library = library
+            self.exec_import(node)
         elif isinstance(node, cst.Assert):
             self.in_assert = True
             try:

@@ -1,0 +1,431 @@
+"""Definitions imported from other files of the project, run as if they were defined here.
+
+An imported file is parsed once (analysis/project.py) and its module level
+is run by an interpreter of its own that reports nothing: the file reports
+its own findings when it is linted. Its functions and classes are then
+ordinary values of the importing file, so calls into them specialize with
+the caller's arguments like same-file calls. While a body from another file
+runs, the walker's per-file state (tree, positions, path, shape comments)
+is that file's: its lines are its own, and a finding there is reported in
+the importing file only when it comes from this call's arguments (at the
+call, naming the other file's line), never when the other file has it on
+its own. A missing file, a library, a cycle or too deep a chain of imports
+binds the unknown value, which never produces a finding.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from ..imports import dotted_name, import_bindings
+from ..positions import NodePositions
+from ..project import MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, read_project_file
+from ..values import UNKNOWN_VALUE, FunctionValue, InstanceValue, ModuleRef, Value
+
+_CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", "standalone_shapes",
+                   "namespace_uses", "array_libraries", "default_library")
+
+
+_LOADED: OrderedDict = OrderedDict()
+"""Imported modules already run, per process: the many files importing one module share its
+values (its module level runs once). Importers only read those values and analyze calls into
+them, which keeps its state in each importer's own interpreter."""
+
+_LOADED_CAPACITY = 256
+
+_SUMMARIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Functions of imported files analyzed on their own: (result, parameter writes, findings the
+file has on its own), shared by every importer in the process."""
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(eq=False)
+class ProjectModule:
+    """``import mypkg.layers as L``: a file (or package) of the project; its names are attributes."""
+
+    path: str
+    names: dict = field(repr=False)
+    submodules: dict = field(default_factory=dict, repr=False)
+
+    def member(self, name: str) -> Value:
+        if name in self.names:
+            return self.names[name]
+        return self.submodules.get(name, UNKNOWN_VALUE)
+
+
+class ModuleContext:
+    """The walker's per-file state, saved while a body of another file runs."""
+
+    def __init__(self, interp: Any):
+        self.save(interp)
+
+    def save(self, interp: Any) -> None:
+        for name in _CONTEXT_FIELDS:
+            setattr(self, name, getattr(interp, name))
+
+    def load(self, interp: Any) -> None:
+        for name in _CONTEXT_FIELDS:
+            setattr(interp, name, getattr(self, name))
+
+    def positions(self) -> Any:
+        if self._positions is None:
+            self._positions = NodePositions(self.module)
+        return self._positions
+
+
+class ImportSession:
+    """The project files one analysis loaded: each once, with the content digest the cache keys on."""
+
+    def __init__(self, importer: str, lint_root: str | None):
+        self.resolver = ImportResolver(importer, lint_root)
+        self.loaded: dict[Any, ProjectModule | None] = {}  # (digest, statements kept) or a directory
+        self.loading: list[str] = [self.resolver.importer]
+        self.dependencies: dict[str, str] = {}  # path -> content digest
+        self.contexts: dict[int, ModuleContext] = {}  # id(module scope) -> its file's state
+        self.home: ModuleContext | None = None
+
+    def owner_context(self, node: cst.CSTNode) -> ModuleContext | None:
+        """The loaded file a node belongs to (slow: only asked when a finding names such a node)."""
+        for context in self.contexts.values():
+            if context is not self.home and node in context.positions():
+                return context
+        return None
+
+
+def _module_scope(scope: Any) -> Any:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+class ProjectImports:
+    session: ImportSession | None = None
+    quiet = False  # the interpreter of an imported file: it reports nothing
+    here: ModuleContext | None = None  # the file whose body runs now
+    home: ModuleContext | None = None  # the analyzed file
+
+    def __init__(self) -> None:
+        self.foreign_reported: set[tuple] = set()  # (path, code, line, column) of other files
+        self.callees: list[FunctionValue | None] = []  # the specializations under way, innermost last
+
+    def start_imports(self, session: ImportSession) -> None:
+        self.session = session
+        self.home = self.here = ModuleContext(self)
+        session.contexts[id(self.frame.scope)] = self.home
+        if session.home is None:
+            session.home = self.home
+
+    # --- binding names -------------------------------------------------------------------
+
+    def exec_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        project = self.project_bindings(node) if self.session is not None else {}
+        for bound, qualname in import_bindings(node):
+            if qualname is None:
+                self.frame.scope.vars[bound] = project.get(bound, UNKNOWN_VALUE)
+                continue
+            self.frame.scope.vars[bound] = ModuleRef(qualname)
+            library = qualname.split(".", 1)[0]
+            if library in ("numpy", "torch"):
+                self.array_libraries.add(library)
+                if self.default_library is None:
+                    self.default_library = library
+        star = project.get("*")
+        if isinstance(star, ProjectModule):
+            for name, value in star.names.items():
+                if not name.startswith("_"):
+                    self.frame.scope.vars[name] = value
+
+    def project_bindings(self, node: cst.Import | cst.ImportFrom) -> dict[str, Value]:
+        out: dict[str, Value] = {}
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted_name(alias.name)
+                if full is None:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    bound = alias.asname.name.value
+                    module = self.load_module(full, 0, self.attributes_used(bound))
+                    if module is not None:
+                        out[bound] = module
+                    continue
+                # ``import a.b.c`` binds ``a``, with ``b`` and ``b.c`` as its attributes; only the
+                # last is loaded (the packages' own names are rarely what such code reads).
+                parts = full.split(".")
+                leaf = self.load_module(full, 0, self.attributes_used(full))
+                if leaf is None:
+                    continue
+                for depth in range(len(parts) - 1, 0, -1):
+                    leaf = ProjectModule(".".join(parts[:depth]), {}, {parts[depth]: leaf})
+                out[parts[0]] = leaf
+            return out
+        module_name = dotted_name(node.module) if node.module is not None else None
+        level = len(node.relative)
+        if module_name is None and node.module is not None:
+            return out
+        if isinstance(node.names, cst.ImportStar):
+            # Followed in the analyzed file only: a package's ``__init__`` of star imports
+            # would load every module of the package for each file importing it.
+            source = self.load_module(module_name, level, self.identifiers()) \
+                if not self.quiet else None
+            if source is not None:
+                out["*"] = source
+            return out
+        wanted: dict[str, str] = {}  # name in the module -> name bound here
+        for alias in node.names:
+            if not isinstance(alias.name, cst.Name):
+                continue
+            name = alias.name.value
+            bound = alias.asname.name.value if alias.asname is not None and \
+                isinstance(alias.asname.name, cst.Name) else name
+            # A submodule first: ``from . import layers`` need not run the package's __init__.
+            qualified = f"{module_name}.{name}" if module_name else name
+            if self.is_module_file(qualified, level):
+                submodule = self.load_module(qualified, level, self.attributes_used(bound))
+                if submodule is not None:
+                    out[bound] = submodule
+                continue
+            wanted[name] = bound
+        if wanted:
+            source = self.load_module(module_name, level, frozenset(wanted))
+            if source is not None:
+                for name, bound in wanted.items():
+                    if name in source.names:
+                        out[bound] = source.names[name]
+        return out
+
+    def attributes_used(self, prefix: str) -> frozenset[str]:
+        """What this file reads of ``prefix.``: the names an imported module must define."""
+        pattern = re.compile(r"\b" + r"\s*\.\s*".join(map(re.escape, prefix.split("."))) +
+                             r"\s*\.\s*([A-Za-z_]\w*)")
+        return frozenset(pattern.findall(self.source))
+
+    def identifiers(self) -> frozenset[str]:
+        """Every name this file's text mentions: what a star import can provide that it reads."""
+        return frozenset(_IDENTIFIER.findall(self.source))
+
+    def is_module_file(self, name: str, level: int) -> bool:
+        target = self.session.resolver.resolve(name, level, self.path)
+        return target is not None and not target.directory
+
+    def load_module(self, name: str | None, level: int,
+                    names: frozenset[str] | None) -> ProjectModule | None:
+        """The module's definitions of ``names`` (and what they need); None: all of them."""
+        if name is None and not level:
+            return None
+        target = self.session.resolver.resolve(name, level, self.path)
+        return self.load_target(target, names) if target is not None else None
+
+    def load_target(self, target: Target, names: frozenset[str] | None) -> ProjectModule | None:
+        session = self.session
+        if not target.path:
+            return session.loaded.setdefault(target.directory, ProjectModule(target.directory, {}))
+        if target.path in session.loading or len(session.loading) > MAX_IMPORT_DEPTH or \
+                len(session.loaded) >= MAX_IMPORTED_MODULES:
+            return None  # a cycle, or too far: unknown
+        if names is not None and not names:
+            return ProjectModule(target.path, {})  # nothing of it is read here
+        parsed = read_project_file(target.path, names)
+        if parsed is None:
+            return None
+        key = parsed.key
+        if key in session.loaded:
+            return session.loaded[key]
+        shared_key = (key, len(session.loading), session.resolver.lint_root,
+                      repr(getattr(self.settings, "dialect", None)),
+                      repr(getattr(self.settings, "shape_hints", None)))
+        shared = _LOADED.get(shared_key)
+        if shared is not None:
+            _LOADED.move_to_end(shared_key)
+            module, contexts, dependencies = shared
+            session.loaded[key] = module
+            session.contexts.update(contexts)
+            session.dependencies.update(dependencies)
+            return module
+        session.loaded[key] = None
+        contexts_before, dependencies_before = set(session.contexts), set(session.dependencies)
+        session.dependencies[parsed.path] = parsed.digest
+        session.loading.append(target.path)
+        try:
+            interp = type(self)(parsed.module, parsed.source, parsed.path, self.settings)
+            interp._positions = parsed.positions
+            interp.quiet = True
+            interp.start_imports(session)
+            interp.exec_block(parsed.module.body)
+        except Exception:
+            return None  # an analyzer failure on the other file: its own lint reports it
+        finally:
+            session.loading.pop()
+        module = session.loaded[key] = ProjectModule(parsed.path, interp.frame.scope.vars)
+        _LOADED[shared_key] = (
+            module, {k: v for k, v in session.contexts.items() if k not in contexts_before},
+            {k: v for k, v in session.dependencies.items() if k not in dependencies_before})
+        if len(_LOADED) > _LOADED_CAPACITY:
+            _LOADED.popitem(last=False)
+        return module
+
+    def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:
+        if isinstance(base, ProjectModule):
+            return base.member(name)
+        return super().attribute(node, base, name)
+
+    # --- running bodies of other files ------------------------------------------------
+
+    def analyze_function(self, func: FunctionValue, args: list, kwargs: dict) -> Value:
+        session = self.session
+        target = session.contexts.get(id(_module_scope(func.scope))) if session is not None else None
+        if target is None or target is self.here:
+            return super().analyze_function(func, args, kwargs)
+        previous = self.here
+        previous.save(self)
+        target.load(self)
+        self.here = target
+        coverage, self.coverage = self.coverage, None  # the other file's expressions are its own
+        try:
+            return super().analyze_function(func, args, kwargs)
+        finally:
+            self.coverage = coverage
+            target.save(self)
+            previous.load(self)
+            self.here = previous
+
+    def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
+               related: tuple = ()) -> None:
+        if self.quiet:
+            return
+        if self.here is not self.home:
+            if not self.capture:
+                # The other file has this on its own and reports it when it is linted.
+                span = self.span(node)
+                self.foreign_reported.add((self.path, code, span.line, span.column))
+                return
+        elif self.session is not None and self.session.loaded and node not in self.positions:
+            return  # a node of another file, met again here: not a place in this file
+        relocated = getattr(self, "relocated", None)
+        if relocated is not None:
+            path, line = relocated
+            message = message.replace(f"(line {line})", f"({self.display_path(path)}, line {line})", 1)
+            related = tuple((path, n) if n == line else (p, n) for p, n in related)
+        super().report(code, node, message, exc_type, related)
+
+    def line(self, node: cst.CSTNode) -> int:
+        line = super().line(node)
+        if line or self.session is None or not self.session.loaded:
+            return line
+        context = self.session.owner_context(node)
+        return context.positions()[node].start.line if context is not None else 0
+
+    def is_foreign(self, func: FunctionValue) -> bool:
+        session = self.session
+        if session is None:
+            return False
+        context = session.contexts.get(id(_module_scope(func.scope)))
+        return context is not None and context is not self.home
+
+    def call_function(self, func: FunctionValue, args: list, kwargs: dict,
+                      node: cst.CSTNode | None = None) -> Value:
+        # An imported file's module level only defines what its importers use: a call there
+        # (a decorator factory, a registry) is not analyzed.
+        return UNKNOWN_VALUE if self.quiet else super().call_function(func, args, kwargs, node)
+
+    def function_summary(self, func: FunctionValue, self_value: Value | None = None) -> Value:
+        """A function of another file analyzed on its own is the same for every importer:
+        analyzed once per process, its result and the parameters it writes are reused."""
+        if self_value is not None or func.owner is not None or not self.is_foreign(func):
+            return super().function_summary(func, self_value)
+        key = (id(func), "summary")
+        if key in self.summaries:
+            return self.summaries[key]
+        shared = _SUMMARIES.get(func)
+        if shared is not None:
+            result, writes, reported = shared
+            self.analyzed.add(id(func))
+            self.summaries[key] = result
+            self.param_writes.update(writes)
+            self.foreign_reported |= reported
+            return result
+        writes_before, reported_before = dict(self.param_writes), set(self.foreign_reported)
+        result = super().function_summary(func, self_value)
+        if id(func) not in self.active:
+            _SUMMARIES[func] = (result, {k: v for k, v in self.param_writes.items()
+                                         if writes_before.get(k) is not v},
+                                self.foreign_reported - reported_before)
+        return result
+
+    def standalone(self, func: FunctionValue) -> None:
+        """A method of a class from another file is analyzed on its own (all the class's
+        methods) only when a call into it has a finding to weigh: most never have one, and
+        that analysis would be repeated by every file importing the class."""
+        if func.owner is not None and self.is_foreign(func):
+            return
+        super().standalone(func)
+
+    def specialize(self, func: FunctionValue, args: list, kwargs: dict, node) -> Value:
+        self.callees.append(func)
+        try:
+            return super().specialize(func, args, kwargs, node)
+        finally:
+            self.callees.pop()
+
+    def instantiate(self, cls: Any, args: list, kwargs: dict, node: cst.CSTNode | None = None) -> Value:
+        if self.quiet:
+            return InstanceValue(cls)
+        init = cls.members.get("__init__")
+        self.callees.append(init if isinstance(init, FunctionValue) else None)
+        try:
+            return super().instantiate(cls, args, kwargs, node)
+        finally:
+            self.callees.pop()
+
+    def emit_at_call(self, node: cst.CSTNode, where: str, captured: dict) -> None:
+        """A finding the callee has with these arguments, from another file: at the call, naming
+        that file's line; none the other file reports on its own."""
+        own = {}
+        callee = self.callees[-1] if self.callees else None
+        if callee is not None and callee.owner is not None and self.is_foreign(callee) and \
+                any(finding.path != self.path for finding, _ in captured.values()):
+            super().standalone(callee)  # what the class reports on its own (see standalone)
+        for key, (finding, exc_type) in captured.items():
+            if finding.path == self.path:
+                own[key] = (finding, exc_type)
+            elif (finding.path,) + key not in self.foreign_reported:
+                self.report(finding.code, node, f"{finding.message} [in {where}, "
+                                                f"{self.display_path(finding.path)} line "
+                                                f"{finding.line}, with the arguments of this call]",
+                            exc_type)
+        if own:
+            super().emit_at_call(node, where, own)
+
+    def note_argument_read(self, alias: Any, name: str, node: cst.CSTNode) -> None:
+        """SC305 names the line of the in-place write; in another file, with that file's name."""
+        pending = self.pending_calls.get(alias.storage.id) if self.session is not None else None
+        context = None
+        if pending is not None and self.session.loaded:
+            write = pending[1][0]
+            if write not in self.positions:
+                context = self.session.owner_context(write)
+        if context is None:
+            return super().note_argument_read(alias, name, node)
+        self.relocated = (context.path, context.positions()[pending[1][0]].start.line)
+        try:
+            super().note_argument_read(alias, name, node)
+        finally:
+            self.relocated = None
+
+    def display_path(self, path: str) -> str:
+        """The other file, as seen from the analyzed one."""
+        home = self.home.path if self.home is not None else self.path
+        try:
+            return os.path.relpath(path, os.path.dirname(os.path.abspath(home)))
+        except ValueError:
+            return path
+
+
+__all__ = ["ImportSession", "ModuleContext", "ProjectImports", "ProjectModule"]

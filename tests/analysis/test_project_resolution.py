@@ -1,0 +1,70 @@
+"""Which file an import names, and how much of it is parsed for the importer."""
+
+from __future__ import annotations
+
+import textwrap
+
+from shapecheck.analysis.project import ImportResolver, read_project_file
+
+
+def write(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def test_relative_imports_resolve_in_the_package_and_not_beyond_its_top(tmp_path):
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/sub/__init__.py": "", "pkg/sub/mod.py": "",
+                     "pkg/layers.py": "", "pkg/sub/deep.py": ""})
+    resolver = ImportResolver(str(tmp_path / "pkg" / "sub" / "mod.py"))
+    assert resolver.resolve("deep", 1).path == str(tmp_path / "pkg" / "sub" / "deep.py")
+    assert resolver.resolve("layers", 2).path == str(tmp_path / "pkg" / "layers.py")
+    assert resolver.resolve(None, 2).directory == str(tmp_path / "pkg")
+    assert resolver.resolve("layers", 3) is None  # above the top package
+
+
+def test_absolute_imports_search_the_directory_the_package_top_and_the_lint_root(tmp_path):
+    write(tmp_path, {"proj/pkg/__init__.py": "", "proj/pkg/model.py": "", "proj/pkg/near.py": "",
+                     "proj/common/util.py": "", "proj/top.py": "", "json.py": ""})
+    resolver = ImportResolver(str(tmp_path / "proj" / "pkg" / "model.py"), str(tmp_path / "proj"))
+    assert resolver.resolve("near", 0).path == str(tmp_path / "proj" / "pkg" / "near.py")
+    assert resolver.resolve("pkg.near", 0).path == str(tmp_path / "proj" / "pkg" / "near.py")
+    assert resolver.resolve("common.util", 0).path == str(tmp_path / "proj" / "common" / "util.py")
+    assert resolver.resolve("top", 0).path == str(tmp_path / "proj" / "top.py")
+    assert resolver.resolve("json", 0) is None  # the standard library, whatever the disk holds
+    assert resolver.resolve("absent.module", 0) is None
+
+
+def test_files_under_site_packages_are_libraries(tmp_path):
+    write(tmp_path, {"site-packages/app/main.py": "", "site-packages/app/helper.py": ""})
+    resolver = ImportResolver(str(tmp_path / "site-packages" / "app" / "main.py"))
+    assert resolver.resolve("helper", 0) is None
+
+
+def test_only_the_named_definitions_and_what_they_read_are_parsed_at_their_own_lines(tmp_path):
+    write(tmp_path, {"lib.py": """
+        import numpy as np
+
+        SCALE = 2
+
+
+        def used(x):
+            return helper(x) * SCALE
+
+
+        def helper(x):
+            return x
+
+
+        class Unrelated:
+            pass
+        """})
+    parsed = read_project_file(str(tmp_path / "lib.py"), frozenset({"used"}))
+    kept = [type(stmt).__name__ for stmt in parsed.module.body]
+    assert kept == ["SimpleStatementLine", "FunctionDef", "FunctionDef"]  # SCALE, used, helper
+    used = parsed.module.body[1]
+    assert parsed.positions[used].start.line == 6
+    assert parsed.positions[used.body.body[0]].start.line == 7
+    everything = read_project_file(str(tmp_path / "lib.py"))
+    assert len(everything.module.body) == 5
