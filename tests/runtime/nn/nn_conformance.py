@@ -121,3 +121,18 @@ def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtyp
 def report(title: str) -> None:
     line = {family: f"{n - unknown}/{n} decided" for family, (n, unknown) in sorted(CASES.items())}
     print(f"\n{title} conformance cases per family (all decided ones agree):", line)
+
+
+def check_functional(family: str, name: str, tensors: tuple, args: tuple = (), kwargs=None, *,
+                     dtypes=None, keep_warning=lambda text: False) -> None:
+    """F.<name>(*tensors, *args, **kwargs) on zero tensors vs the rule on their shapes."""
+    from shapecheck.runtime.nn import functional
+
+    kwargs = kwargs or {}
+    dtypes = dtypes or (None,) * len(tensors)
+    real = [zeros(s, d) for s, d in zip(tensors, dtypes)]
+    fn = getattr(torch.nn.functional, name)
+    with torch.no_grad():
+        theirs = real_verdict(lambda: fn(*real, *args, **kwargs), keep_warning)
+    ours = rule_verdict(lambda: functional(name, *tensors, *args, **kwargs))
+    agree(family, ours, theirs, f"F.{name}(*{tensors!r}, *{args!r}, **{kwargs!r})")
