@@ -11,7 +11,7 @@ answer None ("unknown", never a false error). One module per family; each
 registers its classes and functional twins on import.
 """
 
-from . import basic, conv, embedding, norm, padding, pooling, resample, rnn  # noqa: F401  (they register themselves)
+from . import attention, basic, conv, embedding, norm, padding, pooling, resample, rnn  # noqa: F401  (they register themselves)
 from .base import FUNCTIONAL, LAYERS, Layer, build, functional, keeps_shape
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
