@@ -100,6 +100,16 @@ def _bilinear_forward(layer, x1: Shape, x2: Shape) -> Result:
 
 register("Linear", [("in_features", NOT_GIVEN), ("out_features", NOT_GIVEN), ("bias", True)],
          _linear_args, _linear_forward)
+def _lazy_linear_forward(layer, x: Shape) -> Result:
+    """LazyLinear reads in_features from its first input's last dim, then runs as Linear."""
+    if not x:
+        raise NotModelled("a 0-d input (torch fails reading its last dim)")
+    _new_tensor((layer["out_features"], x[-1]))
+    return linear(x, (layer["out_features"], x[-1]))
+
+
+register("LazyLinear", [("out_features", NOT_GIVEN), ("bias", True)],
+         lambda a: dict(a, out_features=dim_arg(a["out_features"])), _lazy_linear_forward)
 register("Bilinear", [("in1_features", NOT_GIVEN), ("in2_features", NOT_GIVEN),
                       ("out_features", NOT_GIVEN), ("bias", True)], _bilinear_args, _bilinear_forward)
 FUNCTIONAL.update(linear=linear, bilinear=bilinear)
