@@ -1,4 +1,4 @@
-"""MaxPool/AvgPool 1-3d and AdaptiveAvg/MaxPool 1-3d, and F.max_pool*d / avg_pool*d / adaptive_*.
+"""MaxPool/AvgPool 1-3d, AdaptiveAvg/MaxPool 1-3d, LPPool and MaxUnpool 1-3d, and their F. twins.
 
 The output size is ATen's pooling_output_shape: floor division (rounding
 toward minus infinity), and with ceil_mode a last window that must start
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..dims import UNKNOWN, Dim, Shape, add, floordiv, mul, sub
+from ..dims import UNKNOWN, Dim, Shape, add, dims_equal, floordiv, mul, sub
 from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
@@ -218,4 +218,103 @@ for _n in (1, 2, 3):
     FUNCTIONAL[f"adaptive_avg_pool{_n}d"] = partial(adaptive_pool, n=_n, op="avg")
     FUNCTIONAL[f"adaptive_max_pool{_n}d"] = partial(adaptive_pool, n=_n, op="max")
 
-__all__ = ["adaptive_pool", "pool"]
+
+
+# --------------------------------------------------------------------------- LPPool and MaxUnpool
+
+
+def lp_pool(x: Shape, norm_type, kernel_size, stride=None, ceil_mode=False, *, n: int) -> Result:
+    """F.lp_pool{n}d: an average pool without padding over x ** p, so the same shape."""
+    if not isinstance(norm_type, (int, float)) or isinstance(norm_type, bool) or \
+            norm_type in (float("inf"), -float("inf")):
+        raise NotModelled("an infinite or unknown norm (a max pool)")
+    if n == 1 and not is_dim(kernel_size):
+        raise NotModelled("lp_pool1d multiplies by the kernel size: a tuple fails there")
+    return pool(x, kernel_size, stride, 0, 1, ceil_mode, n=n, op="avg")
+
+
+def _unpool_size(x: Shape, kernel: tuple, stride: tuple, padding: tuple, output_size) -> tuple:
+    """F._unpool_output_size: the default (in - 1) * s + k - 2p, or a checked output_size."""
+    n = len(kernel)
+    if len(x) < n:
+        raise NotModelled("an input of rank below the pool's (torch's IndexError)")
+    default = tuple(sub(add(mul(sub(size, 1), s), k), mul(2, p))
+                    for size, k, s, p in zip(x[-n:], kernel, stride, padding))
+    if output_size is None:
+        sizes = default
+    else:
+        if not isinstance(output_size, (tuple, list)) or not all(known_int(v) is not None
+                                                                  for v in output_size):
+            raise NotModelled("an output_size not known")
+        given = output_size
+        if len(given) == n + 2:
+            given = given[2:]
+        if len(given) != n:
+            raise layer_error(f"output_size should be a sequence containing {n} or {n + 2} elements, but "
+                              f"it has a length of '{len(given)}'", "ValueError", x)
+        for d in range(n):
+            low, high = known_int(sub(default[d], stride[d])), known_int(add(default[d], stride[d]))
+            if low is None or high is None:
+                raise NotModelled("bounds not known")
+            if not low < given[d] < high:
+                shown = "(" + ", ".join(map(str, given)) + ("," if len(given) == 1 else "") + ")" \
+                    if isinstance(given, tuple) else torch_size(given)
+                raise layer_error(f'invalid output_size "{shown}" (dim {d} must be between {low} and {high})',
+                                  "ValueError", x)
+        sizes = tuple(given)
+    if any(known_int(v) is None or v < 0 for v in sizes):
+        raise NotModelled("a negative or unknown output size")
+    return sizes
+
+
+def max_unpool(x: Shape, indices: Shape, kernel_size, stride=None, padding=0, output_size=None, *,
+               n: int) -> Result:
+    """F.max_unpool{n}d: each spatial dim back to (in - 1) * s + k - 2p (1-d runs as 2-d)."""
+    x, indices = tuple(x), tuple(indices)
+    kernel = ntuple(kernel_size, n)
+    stride = kernel if stride is None else ntuple(stride, n)
+    padding = ntuple(padding, n)
+    sizes = _unpool_size(x, kernel, stride, padding, output_size)
+    kernel_rank = max(n, 2)
+    shown = x + (1,) * (kernel_rank - n)
+    shown_indices = indices + (1,) * (kernel_rank - n)
+    if len(shown) not in (kernel_rank + 1, kernel_rank + 2):
+        raise layer_error(f"Input to max_unpooling{kernel_rank}d should be a {kernel_rank + 1}d or "
+                          f"{kernel_rank + 2}d Tensor, but got a tensor with {len(shown)} dimensions.",
+                          "RuntimeError", x)
+    if dims_equal(shown, shown_indices) is False:
+        raise layer_error(f"Expected shape of indices to be same as that of the input tensor "
+                          f"({torch_size(shown)}) but got indices tensor with shape: "
+                          f"{torch_size(shown_indices)}", "RuntimeError", x, indices)
+    for axis in range(1, len(shown)):
+        if known_int(shown[axis]) == 0:
+            if kernel_rank == 3:
+                raise NotModelled("max_unpool3d's wording of an empty input")
+            raise layer_error(f"max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for "
+                              f"non-batch dimensions, but got {torch_size(shown)} with dimension {axis} "
+                              "being empty.", "RuntimeError", x, dim=axis)
+    return Result.of(x[:-n] + sizes)
+
+
+def _lp_forward(n: int):
+    def forward(layer, x: Shape) -> Result:
+        return lp_pool(x, layer["norm_type"], layer["kernel_size"], layer["stride"], layer["ceil_mode"], n=n)
+    return forward
+
+
+def _unpool_forward(n: int):
+    def forward(layer, x: Shape, indices: Shape, output_size=None) -> Result:
+        return max_unpool(x, indices, layer["kernel_size"], layer["stride"], layer["padding"], output_size,
+                          n=n)
+    return forward
+
+
+for _n in (1, 2, 3):
+    register(f"LPPool{_n}d", [("norm_type", NOT_GIVEN), ("kernel_size", NOT_GIVEN), ("stride", None),
+                              ("ceil_mode", False)], _pool_args, _lp_forward(_n))
+    register(f"MaxUnpool{_n}d", [("kernel_size", NOT_GIVEN), ("stride", None), ("padding", 0)], _pool_args,
+             _unpool_forward(_n))
+    FUNCTIONAL[f"lp_pool{_n}d"] = partial(lp_pool, n=_n)
+    FUNCTIONAL[f"max_unpool{_n}d"] = partial(max_unpool, n=_n)
+
+__all__ = ["adaptive_pool", "lp_pool", "max_unpool", "pool"]

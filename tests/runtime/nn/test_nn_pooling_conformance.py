@@ -1,10 +1,10 @@
-"""MaxPool/AvgPool 1-3d and the adaptive pools vs real torch."""
+"""MaxPool/AvgPool 1-3d, the adaptive pools, LPPool and MaxUnpool vs real torch."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from nn_conformance import check_layer, hypothesis_settings
+from nn_conformance import agree, check_layer, construct, hypothesis_settings, real_verdict, rule_verdict, torch, zeros
 
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import build
@@ -55,3 +55,38 @@ def test_pool_output_is_an_expression_of_a_symbolic_size():
     assert str(out[2]) == "(H - 2)//2 + 1" and out[3] == 3
     assert build("AdaptiveAvgPool2d", ((1, 1),), {}).forward((sym("N"), sym("C"), sym("H"), 7)).shape \
         == (sym("N"), sym("C"), 1, 1)
+
+
+@given(st.data())
+@hypothesis_settings(150)
+def test_lp_pools(data):
+    d = data.draw
+    n = d(st.integers(1, 3))
+    kernel = d(st.integers(1, 3)) if n == 1 or d(st.booleans()) else \
+        tuple(d(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    kwargs = {"ceil_mode": d(st.booleans())}
+    if d(st.booleans()):
+        kwargs["stride"] = d(st.integers(1, 3))
+    check_layer(f"LPPool{n}d", f"LPPool{n}d", (d(st.sampled_from([1, 2, 3.0])), kernel), kwargs,
+                d(input_shape(n)))
+
+
+@given(st.data())
+@hypothesis_settings(200)
+def test_max_unpool(data):
+    d = data.draw
+    n = d(st.integers(1, 3))
+    kernel, stride, padding = d(st.integers(1, 3)), d(st.sampled_from([None, 1, 2])), d(st.integers(0, 1))
+    x = d(input_shape(n))
+    indices = x if d(st.integers(0, 5)) else tuple(d(st.lists(st.integers(1, 3), min_size=len(x),
+                                                              max_size=len(x))))
+    kwargs = {}
+    if d(st.integers(0, 3)) == 0 and len(x) >= n:
+        s = stride or kernel
+        default = [(size - 1) * s + kernel - 2 * padding for size in x[len(x) - n:]]
+        sizes = [v + d(st.integers(-s, s)) for v in default]
+        kwargs["output_size"] = tuple(sizes if d(st.booleans()) else list(x[:2]) + sizes)
+    context = f"nn.MaxUnpool{n}d({kernel}, {stride}, {padding})({x}, {indices}, **{kwargs})"
+    module, layer = construct(f"MaxUnpool{n}d", f"MaxUnpool{n}d", (kernel, stride, padding), {}, context)
+    theirs = real_verdict(lambda: module(zeros(x), torch.zeros(indices, dtype=torch.int64), **kwargs))
+    agree(f"MaxUnpool{n}d", rule_verdict(lambda: layer.forward(x, indices, **kwargs)), theirs, context)
