@@ -11,7 +11,18 @@ answer None ("unknown", never a false error). One module per family; each
 registers its classes and functional twins on import.
 """
 
-from . import attention, basic, conv, embedding, norm, padding, pooling, resample, rnn  # noqa: F401  (they register themselves)
+from . import (  # noqa: F401  (they register themselves)
+           attention,
+           basic,
+           conv,
+           embedding,
+           margin_loss,
+           norm,
+           padding,
+           pooling,
+           resample,
+           rnn,
+)
 from .base import FUNCTIONAL, LAYERS, Layer, build, functional, keeps_shape
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
