@@ -42,7 +42,7 @@ def class_case(draw):
 
 
 @given(class_case(), st.sampled_from(["cross_entropy", "nll_loss"]),
-       st.sampled_from(["mean", "sum", "none"]))
+       st.sampled_from(["mean", "sum", "none", "bogus"]))
 @hypothesis_settings(400)
 def test_class_losses(case, name, reduction):
     x, t, dtype = case
@@ -69,7 +69,7 @@ def pair_case(draw):
 
 @given(pair_case(), st.sampled_from(["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
                                      "binary_cross_entropy", "binary_cross_entropy_with_logits"]),
-       st.sampled_from(["mean", "none"]))
+       st.sampled_from(["mean", "none", "bogus"]))
 @hypothesis_settings(400)
 def test_regression_and_binary_losses(case, name, reduction):
     x, t = case
@@ -102,7 +102,7 @@ def test_sequence_logits_with_token_targets_is_certain_for_any_batch():
 
 
 @given(pair_case(), st.sampled_from(["kl_div", "poisson_nll_loss", "soft_margin_loss"]),
-       st.sampled_from(["mean", "sum", "none"]))
+       st.sampled_from(["mean", "sum", "none", "batchmean", "bogus"]))
 @hypothesis_settings(150)
 def test_losses_that_broadcast_silently(case, name, reduction):
     """torch says nothing when these broadcast; the rule says so, and must still match the shape."""
