@@ -203,9 +203,10 @@ def scaled_dot_product_attention(query: Shape, key: Shape, value: Shape, attn_ma
 
     def mismatch(left: Shape, right: Shape, a: Dim, b: Dim, c: Dim, d: Dim) -> ShapeError:
         """(.., a, b) @ (.., c, d) with b != c: mm's text without batch dims, bmm's with them."""
-        if len(q) == 4 and attn_mask is None:
-            # CPU's flash kernel takes 4-D inputs without a mask, and checks less than the math path.
-            raise NotModelled("the flash kernel's own checks")
+        if len(q) == 4:
+            # 4-D inputs may go to a fused kernel (flash, memory-efficient; which one depends on the
+            # device), and CPU's flash kernel runs some of these mismatches without a word.
+            raise NotModelled("a fused kernel's own checks")
         if not batch:
             return layer_error(f"mat1 and mat2 shapes cannot be multiplied ({a}x{b} and {c}x{d})",
                                "RuntimeError", left, right)
@@ -223,8 +224,12 @@ def scaled_dot_product_attention(query: Shape, key: Shape, value: Shape, attn_ma
         try:
             full = broadcast_shapes(scores, mask, dialect=TORCH).shape
         except ShapeError as err:
+            if len(q) == 4:
+                raise NotModelled("a fused kernel's own check of the mask") from None
             raise layer_error(err.message, "RuntimeError", q, mask, kind="broadcast") from None
         if dims_equal(full, scores) is False:
+            if len(q) == 4:
+                raise NotModelled("a fused kernel's own check of the mask")
             raise layer_error(f"output with shape {torch_size(scores)} doesn't match the broadcast shape "
                               f"{torch_size(full)}", "RuntimeError", q, mask, kind="broadcast")
     if eq(k[-2], v[-2]) is False:
