@@ -1,4 +1,5 @@
-"""MaxPool/AvgPool 1-3d, AdaptiveAvg/MaxPool 1-3d, LPPool and MaxUnpool 1-3d, and their F. twins.
+"""MaxPool/AvgPool 1-3d, AdaptiveAvg/MaxPool 1-3d, LPPool and MaxUnpool 1-3d, Fold and Unfold,
+and their F. twins.
 
 The output size is ATen's pooling_output_shape: floor division (rounding
 toward minus infinity), and with ceil_mode a last window that must start
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..dims import UNKNOWN, Dim, Shape, add, dims_equal, floordiv, mul, sub
+from ..dims import UNKNOWN, Dim, Shape, add, dims_equal, eq, floordiv, mul, sub
 from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
@@ -317,4 +318,97 @@ for _n in (1, 2, 3):
     FUNCTIONAL[f"lp_pool{_n}d"] = partial(lp_pool, n=_n)
     FUNCTIONAL[f"max_unpool{_n}d"] = partial(max_unpool, n=_n)
 
-__all__ = ["adaptive_pool", "lp_pool", "max_unpool", "pool"]
+
+
+# --------------------------------------------------------------------------- Fold / Unfold
+
+
+def _block_args(kernel_size, dilation, padding, stride, order: tuple) -> dict:
+    """im2col / col2im's argument checks, each on its (height, width) pair."""
+    values = {"kernel": ntuple(kernel_size, 2), "dilation": ntuple(dilation, 2),
+              "padding": ntuple(padding, 2), "stride": ntuple(stride, 2)}
+    if any(known_int(v) is None for pair in values.values() for v in pair):
+        raise NotModelled("block arguments not known")
+    texts = {"kernel": ("kernel size should be greater than zero", "kernel"),
+             "dilation": ("dilation should be greater than zero", "dilation"),
+             "stride": ("stride should be greater than zero", "stride"),
+             "padding": ("padding should be non-negative", "pad")}
+    for name in order:
+        (h, w), (text, word) = values[name], texts[name]
+        if (min(h, w) < 0) if name == "padding" else (min(h, w) <= 0):
+            raise layer_error(f"{text}, but got {word}_height: {h} {word}_width: {w}", "RuntimeError")
+    return values
+
+
+def _blocks(size: Dim, k: int, d: int, p: int, s: int) -> Dim:
+    """The number of sliding positions, rounded toward minus infinity (div_rtn)."""
+    return add(floordiv(sub(add(size, 2 * p), d * (k - 1) + 1), s), 1)
+
+
+def unfold(x: Shape, kernel_size, dilation=1, padding=0, stride=1) -> Result:
+    """F.unfold (im2col): (N, C, H, W) -> (N, C * kh * kw, L), L the number of blocks."""
+    x = tuple(x)
+    if isinstance(kernel_size, (tuple, list)) and len(kernel_size) != 2:
+        raise NotModelled("a kernel of another length")
+    args = _block_args(kernel_size, dilation, padding, stride, ("kernel", "dilation", "padding", "stride"))
+    if len(x) < 3:
+        raise NotModelled("a rank below 3 (torch's IndexError while reading it)")
+    batched = len(x) != 3
+    must_fill = x[1:] if batched else x
+    if len(x) > 4 or any(known_int(d) == 0 for d in must_fill):
+        raise layer_error(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                          f"non-zero dimensions for input, but got: {torch_size(x)}", "RuntimeError", x)
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (args[k] for k in ("kernel", "dilation", "padding", "stride"))
+    height, width = x[-2:]
+    out_h, out_w = _blocks(height, kh, dh, ph, sh), _blocks(width, kw, dw, pw, sw)
+    if less(out_h, 1) is True or less(out_w, 1) is True:
+        raise layer_error(f"Given input with spatial size ({height}, {width}), kernel_size=({kh}, {kw}), "
+                          f"dilation=({dh}, {dw}), padding=({ph}, {pw}), calculated shape of the array of "
+                          f"sliding blocks as ({out_h}, {out_w}), but its components must be at least one.",
+                          "RuntimeError", x)
+    out = (mul(x[-3], kh * kw), mul(out_h, out_w))
+    return Result.of(x[:1] + out if batched else out)
+
+
+def fold(x: Shape, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Result:
+    """F.fold (col2im): (N, C * kh * kw, L) -> (N, C, *output_size)."""
+    x = tuple(x)
+    if isinstance(kernel_size, (tuple, list)) and len(kernel_size) != 2 or \
+            isinstance(output_size, (tuple, list)) and len(output_size) != 2:
+        raise NotModelled("a kernel or output size of another length")
+    out_h, out_w = ntuple(output_size, 2)
+    args = _block_args(kernel_size, dilation, padding, stride, ("kernel", "stride", "dilation", "padding"))
+    if len(x) not in (2, 3) or any(known_int(d) == 0 for d in (x[1:] if len(x) == 3 else x)):
+        raise layer_error(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                          f"non-zero dimensions for input, but got: {torch_size(x)}", "RuntimeError", x)
+    if len(x) == 2:
+        raise NotModelled("an unbatched input (torch's messages count its dims as batched)")
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (args[k] for k in ("kernel", "dilation", "padding", "stride"))
+    planes, length = x[1], x[2]
+    if known_int(planes) is not None and planes % (kh * kw):
+        raise layer_error(f"Expected size of input's dimension 1 to be divisible by the product of "
+                          f"kernel_size, but got input.size(1)={planes} and kernel_size=({kh}, {kw}).",
+                          "RuntimeError", x, dim=1)
+    blocks_h, blocks_w = _blocks(out_h, kh, dh, ph, sh), _blocks(out_w, kw, dw, pw, sw)
+    if eq(length, mul(blocks_h, blocks_w)) is False:
+        raise layer_error(f"Given output_size=({out_h}, {out_w}), kernel_size=({kh}, {kw}), dilation=({dh}, "
+                          f"{dw}), padding=({ph}, {pw}), stride=({sh}, {sw}), expected size of input's "
+                          f"dimension 2 to match the calculated number of sliding blocks {blocks_h} * "
+                          f"{blocks_w} = {mul(blocks_h, blocks_w)}, but got input.size(2)={length}.",
+                          "RuntimeError", x, dim=2)
+    if less(blocks_h, 1) is not False or less(blocks_w, 1) is not False:
+        raise NotModelled("no sliding blocks (torch words it after the count)")
+    channels = floordiv(planes, kh * kw) if known_int(planes) is not None else UNKNOWN
+    return Result.of((x[0], channels, out_h, out_w))
+
+
+register("Unfold", [("kernel_size", NOT_GIVEN), ("dilation", 1), ("padding", 0), ("stride", 1)], _pool_args,
+         lambda layer, x: unfold(x, layer["kernel_size"], layer["dilation"], layer["padding"],
+                                 layer["stride"]))
+register("Fold", [("output_size", NOT_GIVEN), ("kernel_size", NOT_GIVEN), ("dilation", 1), ("padding", 0),
+                  ("stride", 1)], _pool_args,
+         lambda layer, x: fold(x, layer["output_size"], layer["kernel_size"], layer["dilation"],
+                               layer["padding"], layer["stride"]))
+FUNCTIONAL.update(fold=fold, unfold=unfold)
+
+__all__ = ["adaptive_pool", "fold", "lp_pool", "max_unpool", "pool", "unfold"]

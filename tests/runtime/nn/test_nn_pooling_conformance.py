@@ -90,3 +90,25 @@ def test_max_unpool(data):
     module, layer = construct(f"MaxUnpool{n}d", f"MaxUnpool{n}d", (kernel, stride, padding), {}, context)
     theirs = real_verdict(lambda: module(zeros(x), torch.zeros(indices, dtype=torch.int64), **kwargs))
     agree(f"MaxUnpool{n}d", rule_verdict(lambda: layer.forward(x, indices, **kwargs)), theirs, context)
+
+
+@given(st.data())
+@hypothesis_settings(200)
+def test_fold_and_unfold(data):
+    d = data.draw
+    pair = st.sampled_from([0, 1, 1, 2, 3, (1, 2), (2, 1)])
+    kwargs = {"dilation": d(st.sampled_from([1, 1, 2, 0])), "padding": d(st.sampled_from([0, 0, 1, -1])),
+              "stride": d(st.sampled_from([1, 1, 2, 0]))}
+    kernel = d(pair)
+    if d(st.booleans()):
+        rank = d(st.sampled_from([3, 4, 4, 5]))
+        shape = tuple(d(st.lists(st.sampled_from([0, 1, 2, 3, 4, 5]), min_size=rank, max_size=rank)))
+        check_layer("Unfold", "Unfold", (kernel,), kwargs, shape)
+    else:
+        out = d(st.sampled_from([2, 3, 4, (3, 4)]))
+        k = kernel if isinstance(kernel, tuple) else (kernel, kernel)
+        planes = d(st.sampled_from([1, 2])) * max(k[0] * k[1], 1) + d(st.sampled_from([0, 0, 0, 1]))
+        shape = (d(st.sampled_from([0, 1, 2])), planes, d(st.sampled_from([1, 2, 4, 6, 9, 12])))
+        if d(st.integers(0, 5)) == 0:
+            shape = shape[1:] if d(st.booleans()) else (1,) + shape
+        check_layer("Fold", "Fold", (out, kernel), kwargs, shape)
