@@ -263,8 +263,8 @@ def _unpool_size(x: Shape, kernel: tuple, stride: tuple, padding: tuple, output_
                 raise layer_error(f'invalid output_size "{shown}" (dim {d} must be between {low} and {high})',
                                   "ValueError", x)
         sizes = tuple(given)
-    if any(known_int(v) is None or v < 0 for v in sizes):
-        raise NotModelled("a negative or unknown output size")
+    if any(less(v, 0) is not False and known_int(v) is not None for v in sizes):
+        raise NotModelled("a negative output size")
     return sizes
 
 

@@ -112,3 +112,12 @@ def test_fold_and_unfold(data):
         if d(st.integers(0, 5)) == 0:
             shape = shape[1:] if d(st.booleans()) else (1,) + shape
         check_layer("Fold", "Fold", (out, kernel), kwargs, shape)
+
+
+def test_unfold_and_unpool_keep_symbolic_sizes_as_expressions():
+    N, C, H = sym("N"), sym("C"), sym("H")
+    out = build("Unfold", (3,), {"padding": 1, "stride": 2}).forward((N, C, H, 8)).shape
+    # 4 blocks across a width of 8, and (H + 2 - 3) // 2 + 1 down: L = 4 * ((H - 1)//2 + 1).
+    assert out[0] == N and str(out[1]) == "9*C" and str(out[2]) == "4*((H - 1)//2) + 4"
+    restored = build("MaxUnpool2d", (2,), {}).forward((N, C, H, 4), (N, C, H, 4)).shape
+    assert str(restored[2]) == "2*H" and restored[3] == 8
