@@ -7,11 +7,24 @@
 build answers a Layer, raises a ShapeError with torch's construction error,
 or answers None for a class or arguments it does not model. forward and
 functional answer a Result, raise a ShapeError with torch's own text, or
-answer None ("unknown", never a false error). One module per family; each
-registers its classes and functional twins on import.
+answer None ("unknown", never a false error). A forward of several outputs
+answers one shape per output, and None where torch returns None
+(MultiheadAttention's weights when need_weights is false). One module per
+family; each registers its classes and functional twins on import.
 """
 
-from . import basic, conv, embedding, norm, pooling, rnn  # noqa: F401  (they register themselves)
+from . import (  # noqa: F401  (they register themselves)
+           attention,
+           basic,
+           conv,
+           embedding,
+           margin_loss,
+           norm,
+           padding,
+           pooling,
+           resample,
+           rnn,
+)
 from .base import FUNCTIONAL, LAYERS, Layer, build, functional, keeps_shape
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 

@@ -8,7 +8,7 @@ always filed it with the other matmul mismatches.
 from __future__ import annotations
 
 from ..dialects import TORCH
-from ..dims import UNKNOWN, Shape, add, eq, floordiv, is_zero, lt, mul, product
+from ..dims import UNKNOWN, Shape, eq, floordiv, is_zero, mul, product
 from ..rules.reshaping import flatten as flatten_rule
 from ..verdicts import Result, RuleWarning
 from .base import (
@@ -100,6 +100,16 @@ def _bilinear_forward(layer, x1: Shape, x2: Shape) -> Result:
 
 register("Linear", [("in_features", NOT_GIVEN), ("out_features", NOT_GIVEN), ("bias", True)],
          _linear_args, _linear_forward)
+def _lazy_linear_forward(layer, x: Shape) -> Result:
+    """LazyLinear reads in_features from its first input's last dim, then runs as Linear."""
+    if not x:
+        raise NotModelled("a 0-d input (torch fails reading its last dim)")
+    _new_tensor((layer["out_features"], x[-1]))
+    return linear(x, (layer["out_features"], x[-1]))
+
+
+register("LazyLinear", [("out_features", NOT_GIVEN), ("bias", True)],
+         lambda a: dict(a, out_features=dim_arg(a["out_features"])), _lazy_linear_forward)
 register("Bilinear", [("in1_features", NOT_GIVEN), ("in2_features", NOT_GIVEN),
                       ("out_features", NOT_GIVEN), ("bias", True)], _bilinear_args, _bilinear_forward)
 FUNCTIONAL.update(linear=linear, bilinear=bilinear)
@@ -352,35 +362,3 @@ register("PixelShuffle", [("upscale_factor", NOT_GIVEN)], no_checks,
 register("PixelUnshuffle", [("downscale_factor", NOT_GIVEN)], no_checks,
          lambda layer, x: pixel_unshuffle(x, layer["downscale_factor"]))
 FUNCTIONAL.update(pixel_shuffle=pixel_shuffle, pixel_unshuffle=pixel_unshuffle)
-
-
-# --------------------------------------------------------------------------- F.pad
-
-
-def pad(x: Shape, pad, mode="constant", value=None) -> Result:
-    """F.pad in constant mode: pad (left, right) pairs from the last dim backwards; negative
-    amounts crop, and a dim cropped below zero fails as torch's narrow does."""
-    x = tuple(x)
-    if mode != "constant" or not isinstance(pad, (tuple, list)) or not all(
-            isinstance(p, int) for p in pad):
-        raise NotModelled("a padding mode or amounts this rule does not read")
-    if len(pad) % 2:
-        raise layer_error("Padding length must be divisible by 2", "RuntimeError", x)
-    if len(pad) > 2 * len(x):
-        raise layer_error(f"Padding length should be less than or equal to two times the input "
-                          f"dimension but got padding length {len(pad)} and input of dimension "
-                          f"{len(x)}", "RuntimeError", x)
-    out = list(x)
-    for i in range(len(pad) // 2):
-        left, right = pad[2 * i], pad[2 * i + 1]
-        size = out[-1 - i]
-        cropped = lt(add(size, min(left, 0) + min(right, 0)), 0)
-        if cropped is True:
-            raise layer_error("narrow(): length must be non-negative.", "RuntimeError", x)
-        if cropped is None:
-            raise NotModelled("a crop that may leave a negative size")
-        out[-1 - i] = add(size, left + right)
-    return Result.of(tuple(out))
-
-
-FUNCTIONAL["pad"] = pad

@@ -1,4 +1,6 @@
-"""Conv1d/2d/3d and ConvTranspose1d/2d/3d, and their functional twins F.conv*d.
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d, their lazy forms, and their functional twins F.conv*d.
+
+A lazy convolution reads in_channels from its first input (dim 1, or dim 0 unbatched).
 
 The nn layer builds its weight shape ((out, in // groups, *k), or
 (in, out // groups, *k) when transposed) and hands it to the functional
@@ -17,6 +19,7 @@ from .base import (
     FUNCTIONAL,
     NOT_GIVEN,
     PARAMETERS,
+    Layer,
     NotModelled,
     argument_error,
     dim_arg,
@@ -289,3 +292,47 @@ def _conv_parameters(transposed: bool):
 for _n in (1, 2, 3):
     PARAMETERS[f"Conv{_n}d"] = _conv_parameters(False)
     PARAMETERS[f"ConvTranspose{_n}d"] = _conv_parameters(True)
+
+
+# --------------------------------------------------------------------------- the lazy convolutions
+
+
+def _lazy_args(n: int, transposed: bool):
+    check = _conv_args(n, transposed)
+
+    def construct(args: dict) -> dict:
+        # torch builds the lazy layer as a convolution from 0 to 0 channels: only groups is checked.
+        bound = check(dict(args, in_channels=0, out_channels=0))
+        return dict(bound, out_channels=dim_arg(args["out_channels"]), in_channels=None)
+    return construct
+
+
+def _lazy_forward(n: int, transposed: bool):
+    name = f"LazyConvTranspose{n}d" if transposed else f"LazyConv{n}d"
+    eager = _conv_transpose_forward(n) if transposed else _conv_forward(n)
+
+    def forward(layer, x: Shape, *rest) -> Result:
+        if len(x) not in (n + 1, n + 2):
+            raise layer_error(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but "
+                              f"got input of size: torch.Size({torch_size(x)})", "RuntimeError", x)
+        channels = x[1] if len(x) == n + 2 else x[0]
+        groups = layer["groups"]
+        if known_int(channels) is not None and known_int(groups) is not None and channels % groups:
+            raise layer_error("in_channels must be divisible by groups", "ValueError", x)
+        if transposed and not (known_int(layer["out_channels"]) is not None and known_int(groups)
+                               and layer["out_channels"] % groups == 0):
+            raise NotModelled("out_channels that groups may not divide (torch then fails on the bias)")
+        params = dict(layer.params, in_channels=channels)
+        return eager(Layer(layer.kind, tuple(params.items())), x, *rest)
+    return forward
+
+
+for _n in (1, 2, 3):
+    register(f"LazyConv{_n}d", [("out_channels", NOT_GIVEN), ("kernel_size", NOT_GIVEN), ("stride", 1),
+                                ("padding", 0), ("dilation", 1), ("groups", 1), ("bias", True),
+                                ("padding_mode", "zeros")], _lazy_args(_n, False), _lazy_forward(_n, False))
+    register(f"LazyConvTranspose{_n}d", [("out_channels", NOT_GIVEN), ("kernel_size", NOT_GIVEN),
+                                         ("stride", 1), ("padding", 0), ("output_padding", 0),
+                                         ("groups", 1), ("bias", True), ("dilation", 1),
+                                         ("padding_mode", "zeros")], _lazy_args(_n, True),
+             _lazy_forward(_n, True))

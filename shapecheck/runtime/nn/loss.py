@@ -125,10 +125,20 @@ def loss(name: str, x: Shape, t: Shape, *, target_dtype: str | None = None,
         return None
 
 
+def _check_reduction(name: str, reduction) -> None:
+    """_Reduction.get_enum's refusal of a name it does not know (kl_div also takes batchmean)."""
+    valid = ("mean", "sum", "none") + (("batchmean",) if name == "kl_div" else ())
+    if isinstance(reduction, str) and reduction not in valid and reduction != "elementwise_mean":
+        raise layer_error(f"{reduction} is not a valid value for reduction", "ValueError", kind="argument")
+
+
 def _loss(name: str, x: Shape, t: Shape, target_dtype: str | None, reduction) -> Result:
     x, t = tuple(x), tuple(t)
     if name in PAIRWISE:
-        return _pairwise(name, x, t, reduction)
+        result = _pairwise(name, x, t, "none")  # the broadcast fails before the reduction is read
+        _check_reduction(name, reduction)
+        return _reduced(result.shape, reduction).with_warnings(*result.warnings)
+    _check_reduction(name, reduction)
     if name in BINARY:
         return _binary(name, x, t, reduction)
     if name in SILENT:

@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d and RMSNorm.
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d, RMSNorm and LocalResponseNorm.
 
 Every norm keeps its input's shape; what the rules decide is whether torch
 accepts the input: the rank, the channel count against num_features, the
@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..dims import Shape, eq, product
 from ..verdicts import Result, RuleWarning
 from .base import (
+    FUNCTIONAL,
     NOT_GIVEN,
     NotModelled,
     argument_error,
@@ -207,4 +208,24 @@ register("GroupNorm", [("num_groups", NOT_GIVEN), ("num_channels", NOT_GIVEN), (
                                      layer["num_channels"] if flag(layer["affine"]) else None),
          keeps_shape=True)
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
+
+
+# --------------------------------------------------------------------------- LocalResponseNorm
+
+
+def local_response_norm(x: Shape, size, alpha=1e-4, beta=0.75, k=1.0) -> Result:
+    """F.local_response_norm: a mean over neighbouring channels; the shape is kept."""
+    x = tuple(x)
+    if len(x) < 3:
+        raise layer_error(f"Expected 3D or higher dimensionality                          input (got "
+                          f"{len(x)} dimensions)", "ValueError", x)
+    if known_int(size) is None or size <= 0:
+        raise NotModelled("a window size not known or not positive")
+    return Result.of(x)
+
+
+register("LocalResponseNorm", [("size", NOT_GIVEN), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)],
+         lambda a: a, lambda layer, x: local_response_norm(x, layer["size"]), keeps_shape=True)
+FUNCTIONAL["local_response_norm"] = local_response_norm
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "local_response_norm", "rms_norm"]

@@ -1,4 +1,5 @@
-"""MaxPool/AvgPool 1-3d and AdaptiveAvg/MaxPool 1-3d, and F.max_pool*d / avg_pool*d / adaptive_*.
+"""MaxPool/AvgPool 1-3d, AdaptiveAvg/MaxPool 1-3d, LPPool and MaxUnpool 1-3d, Fold and Unfold,
+and their F. twins.
 
 The output size is ATen's pooling_output_shape: floor division (rounding
 toward minus infinity), and with ceil_mode a last window that must start
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..dims import UNKNOWN, Dim, Shape, add, floordiv, mul, sub
+from ..dims import UNKNOWN, Dim, Shape, add, dims_equal, eq, floordiv, mul, sub
 from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
@@ -218,4 +219,196 @@ for _n in (1, 2, 3):
     FUNCTIONAL[f"adaptive_avg_pool{_n}d"] = partial(adaptive_pool, n=_n, op="avg")
     FUNCTIONAL[f"adaptive_max_pool{_n}d"] = partial(adaptive_pool, n=_n, op="max")
 
-__all__ = ["adaptive_pool", "pool"]
+
+
+# --------------------------------------------------------------------------- LPPool and MaxUnpool
+
+
+def lp_pool(x: Shape, norm_type, kernel_size, stride=None, ceil_mode=False, *, n: int) -> Result:
+    """F.lp_pool{n}d: an average pool without padding over x ** p, so the same shape."""
+    if not isinstance(norm_type, (int, float)) or isinstance(norm_type, bool) or \
+            norm_type in (float("inf"), -float("inf")):
+        raise NotModelled("an infinite or unknown norm (a max pool)")
+    if n == 1 and not is_dim(kernel_size):
+        raise NotModelled("lp_pool1d multiplies by the kernel size: a tuple fails there")
+    return pool(x, kernel_size, stride, 0, 1, ceil_mode, n=n, op="avg")
+
+
+def _unpool_size(x: Shape, kernel: tuple, stride: tuple, padding: tuple, output_size) -> tuple:
+    """F._unpool_output_size: the default (in - 1) * s + k - 2p, or a checked output_size."""
+    n = len(kernel)
+    if len(x) < n:
+        raise NotModelled("an input of rank below the pool's (torch's IndexError)")
+    default = tuple(sub(add(mul(sub(size, 1), s), k), mul(2, p))
+                    for size, k, s, p in zip(x[-n:], kernel, stride, padding))
+    if output_size is None:
+        sizes = default
+    else:
+        if not isinstance(output_size, (tuple, list)) or not all(known_int(v) is not None
+                                                                  for v in output_size):
+            raise NotModelled("an output_size not known")
+        given = output_size
+        if len(given) == n + 2:
+            given = given[2:]
+        if len(given) != n:
+            raise layer_error(f"output_size should be a sequence containing {n} or {n + 2} elements, but "
+                              f"it has a length of '{len(given)}'", "ValueError", x)
+        for d in range(n):
+            low, high = known_int(sub(default[d], stride[d])), known_int(add(default[d], stride[d]))
+            if low is None or high is None:
+                raise NotModelled("bounds not known")
+            if not low < given[d] < high:
+                shown = "(" + ", ".join(map(str, given)) + ("," if len(given) == 1 else "") + ")" \
+                    if isinstance(given, tuple) else torch_size(given)
+                raise layer_error(f'invalid output_size "{shown}" (dim {d} must be between {low} and {high})',
+                                  "ValueError", x)
+        sizes = tuple(given)
+    if any(less(v, 0) is not False and known_int(v) is not None for v in sizes):
+        raise NotModelled("a negative output size")
+    return sizes
+
+
+def max_unpool(x: Shape, indices: Shape, kernel_size, stride=None, padding=0, output_size=None, *,
+               n: int) -> Result:
+    """F.max_unpool{n}d: each spatial dim back to (in - 1) * s + k - 2p (1-d runs as 2-d)."""
+    x, indices = tuple(x), tuple(indices)
+    kernel = ntuple(kernel_size, n)
+    stride = kernel if stride is None else ntuple(stride, n)
+    padding = ntuple(padding, n)
+    sizes = _unpool_size(x, kernel, stride, padding, output_size)
+    kernel_rank = max(n, 2)
+    shown = x + (1,) * (kernel_rank - n)
+    shown_indices = indices + (1,) * (kernel_rank - n)
+    if len(shown) not in (kernel_rank + 1, kernel_rank + 2):
+        raise layer_error(f"Input to max_unpooling{kernel_rank}d should be a {kernel_rank + 1}d or "
+                          f"{kernel_rank + 2}d Tensor, but got a tensor with {len(shown)} dimensions.",
+                          "RuntimeError", x)
+    if dims_equal(shown, shown_indices) is False:
+        raise layer_error(f"Expected shape of indices to be same as that of the input tensor "
+                          f"({torch_size(shown)}) but got indices tensor with shape: "
+                          f"{torch_size(shown_indices)}", "RuntimeError", x, indices)
+    for axis in range(1, len(shown)):
+        if known_int(shown[axis]) == 0:
+            if kernel_rank == 3:
+                raise NotModelled("max_unpool3d's wording of an empty input")
+            raise layer_error(f"max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for "
+                              f"non-batch dimensions, but got {torch_size(shown)} with dimension {axis} "
+                              "being empty.", "RuntimeError", x, dim=axis)
+    return Result.of(x[:-n] + sizes)
+
+
+def _lp_forward(n: int):
+    def forward(layer, x: Shape) -> Result:
+        return lp_pool(x, layer["norm_type"], layer["kernel_size"], layer["stride"], layer["ceil_mode"], n=n)
+    return forward
+
+
+def _unpool_forward(n: int):
+    def forward(layer, x: Shape, indices: Shape, output_size=None) -> Result:
+        return max_unpool(x, indices, layer["kernel_size"], layer["stride"], layer["padding"], output_size,
+                          n=n)
+    return forward
+
+
+for _n in (1, 2, 3):
+    register(f"LPPool{_n}d", [("norm_type", NOT_GIVEN), ("kernel_size", NOT_GIVEN), ("stride", None),
+                              ("ceil_mode", False)], _pool_args, _lp_forward(_n))
+    register(f"MaxUnpool{_n}d", [("kernel_size", NOT_GIVEN), ("stride", None), ("padding", 0)], _pool_args,
+             _unpool_forward(_n))
+    FUNCTIONAL[f"lp_pool{_n}d"] = partial(lp_pool, n=_n)
+    FUNCTIONAL[f"max_unpool{_n}d"] = partial(max_unpool, n=_n)
+
+
+
+# --------------------------------------------------------------------------- Fold / Unfold
+
+
+def _block_args(kernel_size, dilation, padding, stride, order: tuple) -> dict:
+    """im2col / col2im's argument checks, each on its (height, width) pair."""
+    values = {"kernel": ntuple(kernel_size, 2), "dilation": ntuple(dilation, 2),
+              "padding": ntuple(padding, 2), "stride": ntuple(stride, 2)}
+    if any(known_int(v) is None for pair in values.values() for v in pair):
+        raise NotModelled("block arguments not known")
+    texts = {"kernel": ("kernel size should be greater than zero", "kernel"),
+             "dilation": ("dilation should be greater than zero", "dilation"),
+             "stride": ("stride should be greater than zero", "stride"),
+             "padding": ("padding should be non-negative", "pad")}
+    for name in order:
+        (h, w), (text, word) = values[name], texts[name]
+        if (min(h, w) < 0) if name == "padding" else (min(h, w) <= 0):
+            raise layer_error(f"{text}, but got {word}_height: {h} {word}_width: {w}", "RuntimeError")
+    return values
+
+
+def _blocks(size: Dim, k: int, d: int, p: int, s: int) -> Dim:
+    """The number of sliding positions, rounded toward minus infinity (div_rtn)."""
+    return add(floordiv(sub(add(size, 2 * p), d * (k - 1) + 1), s), 1)
+
+
+def unfold(x: Shape, kernel_size, dilation=1, padding=0, stride=1) -> Result:
+    """F.unfold (im2col): (N, C, H, W) -> (N, C * kh * kw, L), L the number of blocks."""
+    x = tuple(x)
+    if isinstance(kernel_size, (tuple, list)) and len(kernel_size) != 2:
+        raise NotModelled("a kernel of another length")
+    args = _block_args(kernel_size, dilation, padding, stride, ("kernel", "dilation", "padding", "stride"))
+    if len(x) < 3:
+        raise NotModelled("a rank below 3 (torch's IndexError while reading it)")
+    batched = len(x) != 3
+    must_fill = x[1:] if batched else x
+    if len(x) > 4 or any(known_int(d) == 0 for d in must_fill):
+        raise layer_error(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                          f"non-zero dimensions for input, but got: {torch_size(x)}", "RuntimeError", x)
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (args[k] for k in ("kernel", "dilation", "padding", "stride"))
+    height, width = x[-2:]
+    out_h, out_w = _blocks(height, kh, dh, ph, sh), _blocks(width, kw, dw, pw, sw)
+    if less(out_h, 1) is True or less(out_w, 1) is True:
+        raise layer_error(f"Given input with spatial size ({height}, {width}), kernel_size=({kh}, {kw}), "
+                          f"dilation=({dh}, {dw}), padding=({ph}, {pw}), calculated shape of the array of "
+                          f"sliding blocks as ({out_h}, {out_w}), but its components must be at least one.",
+                          "RuntimeError", x)
+    out = (mul(x[-3], kh * kw), mul(out_h, out_w))
+    return Result.of(x[:1] + out if batched else out)
+
+
+def fold(x: Shape, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Result:
+    """F.fold (col2im): (N, C * kh * kw, L) -> (N, C, *output_size)."""
+    x = tuple(x)
+    if isinstance(kernel_size, (tuple, list)) and len(kernel_size) != 2 or \
+            isinstance(output_size, (tuple, list)) and len(output_size) != 2:
+        raise NotModelled("a kernel or output size of another length")
+    out_h, out_w = ntuple(output_size, 2)
+    args = _block_args(kernel_size, dilation, padding, stride, ("kernel", "stride", "dilation", "padding"))
+    if len(x) not in (2, 3) or any(known_int(d) == 0 for d in (x[1:] if len(x) == 3 else x)):
+        raise layer_error(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                          f"non-zero dimensions for input, but got: {torch_size(x)}", "RuntimeError", x)
+    if len(x) == 2:
+        raise NotModelled("an unbatched input (torch's messages count its dims as batched)")
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (args[k] for k in ("kernel", "dilation", "padding", "stride"))
+    planes, length = x[1], x[2]
+    if known_int(planes) is not None and planes % (kh * kw):
+        raise layer_error(f"Expected size of input's dimension 1 to be divisible by the product of "
+                          f"kernel_size, but got input.size(1)={planes} and kernel_size=({kh}, {kw}).",
+                          "RuntimeError", x, dim=1)
+    blocks_h, blocks_w = _blocks(out_h, kh, dh, ph, sh), _blocks(out_w, kw, dw, pw, sw)
+    if eq(length, mul(blocks_h, blocks_w)) is False:
+        raise layer_error(f"Given output_size=({out_h}, {out_w}), kernel_size=({kh}, {kw}), dilation=({dh}, "
+                          f"{dw}), padding=({ph}, {pw}), stride=({sh}, {sw}), expected size of input's "
+                          f"dimension 2 to match the calculated number of sliding blocks {blocks_h} * "
+                          f"{blocks_w} = {mul(blocks_h, blocks_w)}, but got input.size(2)={length}.",
+                          "RuntimeError", x, dim=2)
+    if less(blocks_h, 1) is not False or less(blocks_w, 1) is not False:
+        raise NotModelled("no sliding blocks (torch words it after the count)")
+    channels = floordiv(planes, kh * kw) if known_int(planes) is not None else UNKNOWN
+    return Result.of((x[0], channels, out_h, out_w))
+
+
+register("Unfold", [("kernel_size", NOT_GIVEN), ("dilation", 1), ("padding", 0), ("stride", 1)], _pool_args,
+         lambda layer, x: unfold(x, layer["kernel_size"], layer["dilation"], layer["padding"],
+                                 layer["stride"]))
+register("Fold", [("output_size", NOT_GIVEN), ("kernel_size", NOT_GIVEN), ("dilation", 1), ("padding", 0),
+                  ("stride", 1)], _pool_args,
+         lambda layer, x: fold(x, layer["output_size"], layer["kernel_size"], layer["dilation"],
+                               layer["padding"], layer["stride"]))
+FUNCTIONAL.update(fold=fold, unfold=unfold)
+
+__all__ = ["adaptive_pool", "fold", "lp_pool", "max_unpool", "pool", "unfold"]

@@ -1,4 +1,4 @@
-"""RNN, LSTM and GRU: batch_first, bidirectional, num_layers, proj_size, h0/c0, unbatched input.
+"""RNN, LSTM and GRU, and their cells: batch_first, bidirectional, num_layers, proj_size, h0/c0, unbatched input.
 
 forward answers the flat outputs: (output, h_n) for RNN and GRU, (output,
 h_n, c_n) for LSTM, whose real return nests them as (output, (h_n, c_n)).
@@ -6,18 +6,20 @@ h_n, c_n) for LSTM, whose real return nests them as (output, (h_n, c_n)).
 
 from __future__ import annotations
 
-from ..dims import Dim, Shape, dims_equal, mul
+from ..dims import Dim, Shape, dims_equal, eq, mul
 from ..verdicts import Result
 from .base import (
     NOT_GIVEN,
     NotModelled,
     argument_error,
+    dim_arg,
     flag,
     is_dim,
     known_int,
     layer_error,
     register,
 )
+from .basic import _new_tensor
 
 
 def _rnn_args(mode: str):
@@ -120,3 +122,72 @@ register("GRU", _SIGNATURE + _REST, _rnn_args("GRU"), _rnn_forward("GRU"))
 register("LSTM", _SIGNATURE + _REST + [("proj_size", 0)], _rnn_args("LSTM"), _rnn_forward("LSTM"))
 
 __all__: list[str] = []
+
+
+# --------------------------------------------------------------------------- the cells
+
+
+def _cell_args(mode: str):
+    def construct(args: dict) -> dict:
+        for name in ("input_size", "hidden_size"):
+            dim_arg(args[name])
+        flag(args["bias"])
+        gates = {"RNNCell": 1, "LSTMCell": 4, "GRUCell": 3}[mode]
+        _new_tensor((mul(gates, args["hidden_size"]), args["input_size"]))
+        return args
+    return construct
+
+
+def _cell_state(x: Shape, state: Shape, hidden, label: str) -> None:
+    """ATen's check_rnn_cell_forward_hidden on the batched input and state."""
+    if eq(x[0], state[0]) is False:
+        raise layer_error(f"Input batch size {x[0]} doesn't match {label} batch size {state[0]}",
+                          "RuntimeError", x, state, dim=0)
+    if len(state) < 2:
+        raise NotModelled("a 1-D state beside a batched input")
+    if eq(state[1], hidden) is False:
+        raise layer_error(f"{label} has inconsistent hidden_size: got {state[1]}, expected {hidden}",
+                          "RuntimeError", x, state, dim=1)
+
+
+def _cell_forward(mode: str):
+    def forward(layer, x: Shape, hx=None) -> Result:
+        x = tuple(x)
+        if len(x) not in (1, 2):
+            raise layer_error(f"{mode}: Expected input to be 1D or 2D, got {len(x)}D instead", "ValueError", x)
+        states = ()
+        if hx is not None:
+            states = tuple(tuple(s) for s in hx) if mode == "LSTMCell" else (tuple(hx),)
+            if mode == "LSTMCell" and len(states) != 2:
+                raise NotModelled("an LSTMCell state that is not a pair")
+            for index, state in enumerate(states):
+                if len(state) not in (1, 2):
+                    what = f"hx[{index}]" if mode == "LSTMCell" else "hidden"
+                    raise layer_error(f"{mode}: Expected {what} to be 1D or 2D, got {len(state)}D instead",
+                                      "ValueError", x, state)
+        batched = len(x) == 2
+        if not batched:
+            x = (1,) + x
+            states = tuple((1,) + s for s in states)
+        if mode == "RNNCell" and layer["nonlinearity"] not in ("tanh", "relu"):
+            if not isinstance(layer["nonlinearity"], str):
+                raise NotModelled("a nonlinearity not known")
+            raise layer_error(f"Unknown nonlinearity: {layer['nonlinearity']}", "RuntimeError", x)
+        if eq(x[1], layer["input_size"]) is False:
+            raise layer_error(f"input has inconsistent input_size: got {x[1]} expected {layer['input_size']}",
+                              "RuntimeError", x, dim=1)
+        hidden = layer["hidden_size"]
+        for index, state in enumerate(states):
+            _cell_state(x, state, hidden, f"hidden{index}")
+        if not batched and any(len(s) > 2 for s in states):
+            raise NotModelled("a 2-D state beside an unbatched input (it broadcasts into the output)")
+        out = (x[0], hidden) if batched else (hidden,)
+        return Result((out, out) if mode == "LSTMCell" else (out,))
+    return forward
+
+
+_CELL_SIGNATURE = [("input_size", NOT_GIVEN), ("hidden_size", NOT_GIVEN), ("bias", True)]
+register("RNNCell", _CELL_SIGNATURE + [("nonlinearity", "tanh")], _cell_args("RNNCell"),
+         _cell_forward("RNNCell"))
+register("LSTMCell", _CELL_SIGNATURE, _cell_args("LSTMCell"), _cell_forward("LSTMCell"))
+register("GRUCell", _CELL_SIGNATURE, _cell_args("GRUCell"), _cell_forward("GRUCell"))

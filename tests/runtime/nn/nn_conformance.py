@@ -43,7 +43,7 @@ def real_verdict(fn, keep_warning=lambda text: False):
             return (type(exc).__name__, str(exc))
     outs = out if isinstance(out, tuple) else (out,)
     kept = tuple(sorted(str(w.message) for w in caught if keep_warning(str(w.message))))
-    return ("ok", tuple(tuple(o.shape) for o in outs), kept)
+    return ("ok", tuple(None if o is None else tuple(o.shape) for o in outs), kept)
 
 
 def rule_verdict(fn):
@@ -54,7 +54,7 @@ def rule_verdict(fn):
         return (exc.exc_type, exc.message)
     if result is None:
         return ("unknown",)
-    return ("ok", tuple(tuple(s) for s in result.outputs),
+    return ("ok", tuple(None if s is None else tuple(s) for s in result.outputs),
             tuple(sorted(w.message for w in result.warnings)))
 
 
@@ -121,3 +121,20 @@ def check_layer(family: str, kind: str, args: tuple, kwargs: dict, *inputs, dtyp
 def report(title: str) -> None:
     line = {family: f"{n - unknown}/{n} decided" for family, (n, unknown) in sorted(CASES.items())}
     print(f"\n{title} conformance cases per family (all decided ones agree):", line)
+
+
+def check_functional(family: str, name: str, tensors: tuple, args: tuple = (), kwargs=None, *,
+                     dtypes=None, keep_warning=lambda text: False, tensor_kwargs=()) -> None:
+    """F.<name>(*tensors, *args, **kwargs) on zero tensors vs the rule on their shapes; the
+    keyword arguments named in tensor_kwargs are shapes too."""
+    from shapecheck.runtime.nn import functional
+
+    kwargs = kwargs or {}
+    dtypes = dtypes or (None,) * len(tensors)
+    real = [zeros(s, d) for s, d in zip(tensors, dtypes)]
+    real_kwargs = {k: zeros(v) if k in tensor_kwargs else v for k, v in kwargs.items()}
+    fn = getattr(torch.nn.functional, name)
+    with torch.no_grad():
+        theirs = real_verdict(lambda: fn(*real, *args, **real_kwargs), keep_warning)
+    ours = rule_verdict(lambda: functional(name, *tensors, *args, **kwargs))
+    agree(family, ours, theirs, f"F.{name}(*{tensors!r}, *{args!r}, **{kwargs!r})")

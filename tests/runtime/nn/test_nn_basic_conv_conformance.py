@@ -230,3 +230,23 @@ def test_constant_pad(data):
     theirs = real_verdict(lambda: torch.nn.functional.pad(x, amounts))
     ours = rule_verdict(lambda: functional("pad", shape, amounts))
     agree("F.pad", ours, theirs, f"F.pad({shape}, {amounts})")
+
+
+@given(conv_case(transposed=False), st.booleans())
+@hypothesis_settings(150)
+def test_lazy_convolutions(case, transposed):
+    n, (_, out_ch, kernel), kwargs, shape = case
+    if transposed:
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("padding_mode",)}
+        if isinstance(kwargs["padding"], str):
+            kwargs["padding"] = 0
+    kind = f"LazyConvTranspose{n}d" if transposed else f"LazyConv{n}d"
+    check_layer("Lazy convolutions", kind, (out_ch, kernel), kwargs, shape)
+
+
+@given(st.data())
+@hypothesis_settings(80)
+def test_lazy_linear(data):
+    d = data.draw
+    out = d(st.sampled_from([-1, 0, 1, 3]))
+    check_layer("LazyLinear", "LazyLinear", (out,), {}, tuple(d(st.lists(SIZES, min_size=1, max_size=3))))

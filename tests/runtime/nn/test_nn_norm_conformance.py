@@ -67,3 +67,11 @@ def test_batch_norm_of_the_wrong_width_is_certain_for_any_batch():
     with pytest.raises(Exception, match="running_mean should contain 32 elements not 64"):
         layer.forward((sym("N"), 32, sym("H"), sym("W")))
     assert layer.forward((sym("N"), 64, sym("H"), sym("W"))).shape == (sym("N"), 64, sym("H"), sym("W"))
+
+
+@given(st.data())
+@hypothesis_settings(80)
+def test_local_response_norm(data):
+    d = data.draw
+    shape = tuple(d(st.lists(st.integers(0, 3), max_size=5)))
+    check_layer("LocalResponseNorm", "LocalResponseNorm", (d(st.integers(1, 4)),), {}, shape)

@@ -1,10 +1,10 @@
-"""MaxPool/AvgPool 1-3d and the adaptive pools vs real torch."""
+"""MaxPool/AvgPool 1-3d, the adaptive pools, LPPool and MaxUnpool vs real torch."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from nn_conformance import check_layer, hypothesis_settings
+from nn_conformance import agree, check_layer, construct, hypothesis_settings, real_verdict, rule_verdict, torch, zeros
 
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import build
@@ -55,3 +55,69 @@ def test_pool_output_is_an_expression_of_a_symbolic_size():
     assert str(out[2]) == "(H - 2)//2 + 1" and out[3] == 3
     assert build("AdaptiveAvgPool2d", ((1, 1),), {}).forward((sym("N"), sym("C"), sym("H"), 7)).shape \
         == (sym("N"), sym("C"), 1, 1)
+
+
+@given(st.data())
+@hypothesis_settings(150)
+def test_lp_pools(data):
+    d = data.draw
+    n = d(st.integers(1, 3))
+    kernel = d(st.integers(1, 3)) if n == 1 or d(st.booleans()) else \
+        tuple(d(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    kwargs = {"ceil_mode": d(st.booleans())}
+    if d(st.booleans()):
+        kwargs["stride"] = d(st.integers(1, 3))
+    check_layer(f"LPPool{n}d", f"LPPool{n}d", (d(st.sampled_from([1, 2, 3.0])), kernel), kwargs,
+                d(input_shape(n)))
+
+
+@given(st.data())
+@hypothesis_settings(200)
+def test_max_unpool(data):
+    d = data.draw
+    n = d(st.integers(1, 3))
+    kernel, stride, padding = d(st.integers(1, 3)), d(st.sampled_from([None, 1, 2])), d(st.integers(0, 1))
+    x = d(input_shape(n))
+    indices = x if d(st.integers(0, 5)) else tuple(d(st.lists(st.integers(1, 3), min_size=len(x),
+                                                              max_size=len(x))))
+    kwargs = {}
+    if d(st.integers(0, 3)) == 0 and len(x) >= n:
+        s = stride or kernel
+        default = [(size - 1) * s + kernel - 2 * padding for size in x[len(x) - n:]]
+        sizes = [v + d(st.integers(-s, s)) for v in default]
+        kwargs["output_size"] = tuple(sizes if d(st.booleans()) else list(x[:2]) + sizes)
+    context = f"nn.MaxUnpool{n}d({kernel}, {stride}, {padding})({x}, {indices}, **{kwargs})"
+    module, layer = construct(f"MaxUnpool{n}d", f"MaxUnpool{n}d", (kernel, stride, padding), {}, context)
+    theirs = real_verdict(lambda: module(zeros(x), torch.zeros(indices, dtype=torch.int64), **kwargs))
+    agree(f"MaxUnpool{n}d", rule_verdict(lambda: layer.forward(x, indices, **kwargs)), theirs, context)
+
+
+@given(st.data())
+@hypothesis_settings(200)
+def test_fold_and_unfold(data):
+    d = data.draw
+    pair = st.sampled_from([0, 1, 1, 2, 3, (1, 2), (2, 1)])
+    kwargs = {"dilation": d(st.sampled_from([1, 1, 2, 0])), "padding": d(st.sampled_from([0, 0, 1, -1])),
+              "stride": d(st.sampled_from([1, 1, 2, 0]))}
+    kernel = d(pair)
+    if d(st.booleans()):
+        rank = d(st.sampled_from([3, 4, 4, 5]))
+        shape = tuple(d(st.lists(st.sampled_from([0, 1, 2, 3, 4, 5]), min_size=rank, max_size=rank)))
+        check_layer("Unfold", "Unfold", (kernel,), kwargs, shape)
+    else:
+        out = d(st.sampled_from([2, 3, 4, (3, 4)]))
+        k = kernel if isinstance(kernel, tuple) else (kernel, kernel)
+        planes = d(st.sampled_from([1, 2])) * max(k[0] * k[1], 1) + d(st.sampled_from([0, 0, 0, 1]))
+        shape = (d(st.sampled_from([0, 1, 2])), planes, d(st.sampled_from([1, 2, 4, 6, 9, 12])))
+        if d(st.integers(0, 5)) == 0:
+            shape = shape[1:] if d(st.booleans()) else (1,) + shape
+        check_layer("Fold", "Fold", (out, kernel), kwargs, shape)
+
+
+def test_unfold_and_unpool_keep_symbolic_sizes_as_expressions():
+    N, C, H = sym("N"), sym("C"), sym("H")
+    out = build("Unfold", (3,), {"padding": 1, "stride": 2}).forward((N, C, H, 8)).shape
+    # 4 blocks across a width of 8, and (H + 2 - 3) // 2 + 1 down: L = 4 * ((H - 1)//2 + 1).
+    assert out[0] == N and str(out[1]) == "9*C" and str(out[2]) == "4*((H - 1)//2) + 4"
+    restored = build("MaxUnpool2d", (2,), {}).forward((N, C, H, 4), (N, C, H, 4)).shape
+    assert str(restored[2]) == "2*H" and restored[3] == 8

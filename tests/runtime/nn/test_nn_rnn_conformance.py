@@ -74,3 +74,49 @@ def test_recurrent_layers(case):
 
         theirs = real_verdict(run_torch)
         agree(family, rule_verdict(lambda: layer.forward(x, hx=state)), theirs, context)
+
+
+@st.composite
+def cell_case(draw):
+    mode = draw(st.sampled_from(["RNNCell", "LSTMCell", "GRUCell"]))
+    features, hidden = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    kwargs = {}
+    if mode == "RNNCell" and draw(st.integers(0, 5)) == 0:
+        kwargs["nonlinearity"] = draw(st.sampled_from(["relu", "sigmoid"]))
+    batch = draw(st.integers(0, 3))
+    rank = draw(st.sampled_from([1, 2, 2, 2, 3]))
+    x = ([batch] if rank > 1 else []) + [draw(st.sampled_from([features] * 4 + [features + 1]))]
+    x = [1] * max(rank - 2, 0) + x
+    state = None
+    if draw(st.booleans()):
+        def one():
+            s = ([batch] if rank > 1 else []) + [hidden]
+            roll = draw(st.integers(0, 6))
+            if roll == 0:
+                s[draw(st.integers(0, len(s) - 1))] += 1
+            elif roll == 1:
+                s = [1] + s
+            elif roll == 2 and len(s) > 1:
+                s = s[1:]
+            return tuple(s)
+        state = (one(), one()) if mode == "LSTMCell" else one()
+    return mode, (features, hidden), kwargs, tuple(x), state
+
+
+@given(cell_case())
+@hypothesis_settings(250)
+def test_recurrent_cells(case):
+    mode, args, kwargs, x, state = case
+    context = f"nn.{mode}(*{args}, **{kwargs}) on {x}, hx={state}"
+    with torch.no_grad():
+        module, layer = construct(mode, mode, args, kwargs, context)
+        if module is None:
+            return
+        if state is None:
+            hx = None
+        elif mode == "LSTMCell":
+            hx = (zeros(state[0]), zeros(state[1]))
+        else:
+            hx = zeros(state)
+        theirs = real_verdict(lambda: module(zeros(x), hx))
+        agree(mode, rule_verdict(lambda: layer.forward(x, hx=state)), theirs, context)

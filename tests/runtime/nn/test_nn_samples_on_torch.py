@@ -1,0 +1,38 @@
+"""The layer mistakes the nn samples mark are real: torch raises the error the linter quotes,
+and the sample's correct paths run."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from shapecheck.analysis.api import analyze_source
+
+torch = pytest.importorskip("torch")
+
+SAMPLES = Path(__file__).resolve().parents[3] / "samples"
+
+
+def load(name: str):
+    path = SAMPLES / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"sample_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # the project's own sample file
+    return module, analyze_source(path.read_text(), str(path))
+
+
+@pytest.mark.parametrize(("name", "broken", "working", "code"), [
+    ("seq2seq_lstm", "encode_batch", "decode_step", "SC113"),
+    ("autoencoder", "reconstruct", "upsample_back", "SC106"),
+])
+def test_the_marked_layer_mistake_raises_what_the_finding_quotes(name, broken, working, code):
+    module, findings = load(name)
+    [finding] = findings
+    assert finding.code == code
+    torch.manual_seed(0)
+    with pytest.raises(RuntimeError) as raised:
+        getattr(module, broken)()
+    assert f"torch: {raised.value}" in finding.message
+    getattr(module, working)()  # the unmarked path runs on torch
