@@ -258,3 +258,16 @@ class Head(nn.Module):
         return self.proj(self.ln(x))
 '''
     assert [(f.code, f.span.line) for f in analyze_source(source, "t.py")] == [("SC106", 16)]
+
+
+def test_an_embedding_bag_answers_float_rows_for_int_ids():
+    source = '''
+import torch
+from torch import nn
+
+bag = nn.EmbeddingBag(100, 8, mode="mean")
+ids = torch.randint(0, 100, (4, 3))
+out = bag(ids)
+out += torch.rand(4, 8)
+'''
+    assert analyze_source(source, "t.py") == []

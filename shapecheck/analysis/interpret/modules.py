@@ -229,7 +229,8 @@ class Modules:
             return UNKNOWN_VALUE
         x = args[0]
         origin = self.origin(node)
-        dtype = "float32" if layer.kind == "Embedding" else x.dtype
+        # An embedding looks rows up in its float weight: the output is float, whatever the ids.
+        dtype = "float32" if layer.kind in ("Embedding", "EmbeddingBag") else x.dtype
         unknown = AbstractArray(None, dtype, "torch", origin,
                                 tail=x.tail if layer_keeps_shape(layer.kind) else ())
         arrays = args[:2] if layer.kind == "Bilinear" else args[:1]
