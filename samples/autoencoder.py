@@ -24,12 +24,12 @@ class AutoEncoder(nn.Module):
         )
 
     def forward(self, x):
-        return self.decoder(self.encoder(x))
+        return self.decoder(self.encoder(x))  # expect: SC106
 
 
 def reconstruct():
     images = torch.randn(4, 3, 32, 32)
-    return AutoEncoder()(images)  # expect: SC106
+    return AutoEncoder()(images)
 
 
 def upsample_back():
