@@ -13,6 +13,7 @@ from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
 from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
 from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
+from ...runtime.optable import result_dtypes, returns_tuple
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import ShapeError
@@ -360,6 +361,9 @@ class Calls:
             self.check_reduced_axis(node, args[0], args[1], arg_nodes[0], arg_nodes[1])
         out = self.array_result(result, origin_array, node, dtype=dtype, library=lib,
                                 explicit_axis=spec.adds_axis)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        out = with_dtypes(out, result_dtypes(spec, conv_args, conv_kwargs, dialect))
         if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)
@@ -493,6 +497,11 @@ class Calls:
         result = self.apply(name, dialect, (array_arg(array),) + conv_args, conv_kwargs, node,
                             operands, f".{name}()")
         out = self.array_result(result, array, node, dtype=dtype)
+        spec = self.lookup(name, dialect)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        out = with_dtypes(out, result_dtypes(spec, (array_arg(array),) + conv_args, conv_kwargs,
+                                             dialect))
         if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return out
@@ -600,3 +609,19 @@ class Calls:
         return self.apply(name, dialect, (array_arg(target),) + tuple(args), {
             k: a for k, a in ((k, self.to_arg(v)) for k, v in (kwargs or {}).items())
             if a is not FAIL}, node, operands, label)
+
+
+def with_dtypes(out: Value, dtypes: tuple | str | None) -> Value:
+    """The op table's dtypes for a call's outputs (runtime/optable.py, result_dtypes): one for
+    all, or one per output of a tuple; None leaves the interpreter's guess (input 0's dtype)."""
+    if dtypes is None:
+        return out
+    if isinstance(out, AbstractArray):
+        return replace(out, dtype=dtypes if isinstance(dtypes, str) or dtypes is None
+                       else dtypes[0])
+    if isinstance(out, TupleValue):
+        each = dtypes if isinstance(dtypes, tuple) and len(dtypes) == len(out.items) else (
+            (dtypes if isinstance(dtypes, str) else dtypes[0]),) * len(out.items)
+        return TupleValue(tuple(replace(item, dtype=d) if isinstance(item, AbstractArray) else item
+                                for item, d in zip(out.items, each)), out.is_list)
+    return out

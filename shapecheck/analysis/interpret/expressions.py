@@ -9,6 +9,7 @@ import libcst as cst
 
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, numel, sub
+from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
 from ...runtime.verdicts import Result
@@ -374,8 +375,9 @@ class Expressions:
             return OptimizerMethod(base, name)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
-        if isinstance(base, TupleValue) and name in ("values", "indices") and len(base.items) == 2:
-            return base.items[0 if name == "values" else 1]
+        if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
+                len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
+            return base.items[RESULT_FIELDS[name][0]]
         return UNKNOWN_VALUE
 
     def array_attribute(self, node: cst.CSTNode, array: AbstractArray, name: str) -> Value:
