@@ -39,8 +39,8 @@ def _numpy_array(spec: Input, rng: np.random.Generator) -> np.ndarray:
     if spec.dtype == "bool":
         return rng.random(spec.shape) > 0.5
     if spec.dtype.startswith(("int", "uint")):
-        low = 0 if spec.dtype.startswith("uint") else -3
-        return rng.integers(low, 4, spec.shape).astype(spec.dtype)
+        # 1 to 4: no integer division by zero, no negative integer power (value errors)
+        return rng.integers(1, 5, spec.shape).astype(spec.dtype)
     return rng.standard_normal(spec.shape).astype(spec.dtype)
 
 
