@@ -132,6 +132,12 @@ _INT_RANGES = {name: (int(np.iinfo(name).min), int(np.iinfo(name).max))
                             "uint64")}
 
 
+_TORCH_NO_BOOL_KERNEL = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+                         "fmod": "fmod_cpu", "pow": "pow", "hypot": "hypot_cpu",
+                         "logaddexp": "logaddexp_cpu"}
+"""torch ops whose CPU kernel has no bool loop: two bool operands are refused."""
+
+
 def _scalar_operand_checks(op: str, operands: tuple, dialect: Dialect) -> None:
     """Errors a Python scalar operand decides: NumPy 2 refuses an int its integer array cannot
     hold (NEP 50) and a negative integer power of integers; both libraries refuse to
@@ -147,19 +153,28 @@ def _scalar_operand_checks(op: str, operands: tuple, dialect: Dialect) -> None:
             raise ShapeError("dtype", "numpy boolean subtract, the `-` operator, is not "
                              "supported, use the bitwise_xor, the `^` operator, or the "
                              "logical_xor function instead.", "TypeError")
-    if not dialect.is_numpy or op in dtypes.COMPARISON_OPS:
-        return
+    result = dtypes.op_result_type(op, kinds[0], kinds[1], dialect, _ndim(operands[0]),
+                                   _ndim(operands[1]))
+    # pow of a tensor by a Python scalar takes another path (x ** True is x)
+    scalar_power = op == "pow" and not all(_is_array(v) for v in operands)
+    common = dtypes.result_type(kinds[0], kinds[1], dialect, _ndim(operands[0]),
+                                _ndim(operands[1]))
+    if dialect.is_torch and op in _TORCH_NO_BOOL_KERNEL and not scalar_power and common == "bool":
+        raise ShapeError("dtype", f"\"{_TORCH_NO_BOOL_KERNEL[op]}\" not implemented for 'Bool'",
+                         "NotImplementedError")
+    if op in dtypes.COMPARISON_OPS or result is None or (dtypes.category(result) or 0) >= 2:
+        return  # an int scalar meets a float loop: nothing to overflow
     for i in (0, 1):
         scalar, other, kind = operands[i], operands[1 - i], kinds[1 - i]
         if kinds[i] != "pyint" or not _is_array(other):
             continue
-        if kind in _INT_RANGES and not _INT_RANGES[kind][0] <= scalar <= _INT_RANGES[kind][1]:
+        if dialect.is_numpy and kind in _INT_RANGES and \
+                not _INT_RANGES[kind][0] <= scalar <= _INT_RANGES[kind][1]:
             raise ShapeError("dtype", f"Python integer {scalar} out of bounds for {kind}",
                              "OverflowError")
-        if op in ("pow", "power") and i == 1 and scalar < 0 and \
-                (kind == "bool" or kind in _INT_RANGES):
+        if op in ("pow", "power") and i == 1 and scalar < 0:
             raise ShapeError("dtype", "Integers to negative integer powers are not allowed.",
-                             "ValueError")
+                             "ValueError" if dialect.is_numpy else "RuntimeError")
 
 
 def _inplace_rule(op: str) -> Callable[..., Result]:

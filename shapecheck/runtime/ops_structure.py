@@ -30,6 +30,7 @@ from .verdicts import Result, ShapeError
 _axes = importlib.import_module(".rules.axes", __package__)
 _broadcast = importlib.import_module(".rules.broadcast", __package__)
 _joins = importlib.import_module(".rules.joins", __package__)
+_lapack = importlib.import_module(".rules.lapack", __package__)
 _scatter_gather = importlib.import_module(".rules.scatter_gather", __package__)
 _splits = importlib.import_module(".rules.splits", __package__)
 
@@ -97,7 +98,8 @@ def torch_elementwise_product_dtype(a: Any, b: Any, *args: Any, dialect: Dialect
     promoting as ``mul`` does."""
     if dialect.is_numpy:
         return product_dtype(a, b, dialect=dialect)
-    return dtypes.op_result_type("mul", _dtype(a), _dtype(b), dialect, 1, 1)
+    return dtypes.op_result_type("mul", _dtype(a), _dtype(b), dialect, len(_shape(a)),
+                                 len(_shape(b)))
 
 
 def torch_inner_rule(rule: Callable[..., Result]) -> Callable[..., Result]:
@@ -297,6 +299,25 @@ def _vecdot_rule(a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
     return _broadcast.broadcast_shapes(*loops, dialect=dialect)
 
 
+def _inv_ex_rule(a: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    """torch.linalg.inv_ex: (inverse, info), info one int32 per matrix of the batch."""
+    shape = _lapack.inv(_shape(a), dialect=dialect).shape
+    return Result((shape, shape[:-2]))
+
+
+def _lu_factor_rule(a: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    """torch.linalg.lu_factor: (LU, pivots), pivots min(m, n) int32 per matrix."""
+    shape = _shape(a)
+    if len(shape) < 2:
+        raise ShapeError("argument", "torch.linalg.lu_factor: Expected tensor with 2 or more "
+                         f"dimensions. Got size: {list(shape)} instead", "RuntimeError")
+    return Result((shape, shape[:-2] + (_axes.min_dim(shape[-2], shape[-1]),)))
+
+
+def _factor_info_dtype(a: Any, *, dialect: Dialect, **kwargs: Any) -> Any:
+    return (_dtype(a), "int32")
+
+
 # ---------------------------------------------------------------------------- triangles, grids
 
 def _numpy_triangle_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -441,7 +462,10 @@ def _unique_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
         values: tuple = (UNKNOWN,)
         inverse = shape
     else:
-        w = _axes.wrap_axis(axis, len(shape), dialect)
+        if dialect.is_torch:
+            w = _axes.wrap_torch_dim(axis, len(shape), wrap_scalar=False)
+        else:
+            w = _axes.wrap_axis(axis, len(shape), dialect)
         values = shape[:w] + (UNKNOWN,) + shape[w + 1:]
         inverse = (shape[w],)
     outputs = [values]
@@ -580,6 +604,10 @@ def _register() -> None:
         _add(f"torch.{op}", "torch", _torch_directional_split(op), view_kind="view",
              multi_output=True)
         _add(op, "torch", _torch_directional_split(op), view_kind="view", multi_output=True)
+    _add("torch.linalg.inv_ex", "torch", _inv_ex_rule, multi_output=True,
+         dtype=_factor_info_dtype)
+    _add("torch.linalg.lu_factor", "torch", _lu_factor_rule, multi_output=True,
+         dtype=_factor_info_dtype)
     _add("torch.tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("trace", "torch", _trace_rule, dtype=_sum_dtype)
@@ -598,8 +626,9 @@ def _register() -> None:
         _add(f"{op}_", "torch", _torch_triangle_rule(op), inplace=True)
         _add(f"np.{op}", "numpy", _numpy_triangle_rule)
         _add(f"np.{op}_indices", "numpy", _numpy_indices_rule(op), multi_output=True,
+             from_sizes=True, dtype=_index_dtype)
+        _add(f"torch.{op}_indices", "torch", _torch_indices_rule(op), from_sizes=True,
              dtype=_index_dtype)
-        _add(f"torch.{op}_indices", "torch", _torch_indices_rule(op), dtype=_index_dtype)
     for op in ("scatter", "scatter_add", "scatter_reduce"):
         _add(f"torch.{op}", "torch", _scatter_rule)
         _add(op, "torch", _scatter_rule)

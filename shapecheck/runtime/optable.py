@@ -60,6 +60,9 @@ class OpSpec:
     makes by broadcasting is a finding's business (SC102)."""
     adds_axis: bool = False
     """The op inserts a size-1 axis on purpose (expand_dims, unsqueeze)."""
+    from_sizes: bool = False
+    """The op makes arrays from sizes alone (``tril_indices(n, m)``): it runs with no array
+    argument."""
     dtype: Callable[..., Any] | None = field(default=None, hash=False, compare=False)
     """The result's dtype, called like ``rule``: one dtype for every output, a tuple with one
     per output, or None when it cannot tell. Unset: each output has input 0's dtype."""
@@ -86,7 +89,7 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
          multi_output: bool = False, layout: LayoutFn | None = None,
          saves_output: bool = False, keeps_shape: bool | None = None,
          takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False,
-         dtype: Callable[..., Any] | None = None) -> None:
+         from_sizes: bool = False, dtype: Callable[..., Any] | None = None) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if keeps_shape is None:
         keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
@@ -100,7 +103,7 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
-                                     takes_sequence, broadcasts, adds_axis, dtype)
+                                     takes_sequence, broadcasts, adds_axis, from_sizes, dtype)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
@@ -204,5 +207,6 @@ def writes_reach_input(name: str) -> bool:
                                for spec in specs)
 
 
-__all__ = ["ALIASING_KINDS", "RESULT_FIELDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs", "is_array_op",
-           "keeps_shape", "lookup", "result_dtypes", "returns_tuple", "shape_from_arguments", "shape_keeping", "writes_reach_input"]
+__all__ = ["ALIASING_KINDS", "RESULT_FIELDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs",
+           "is_array_op", "keeps_shape", "lookup", "result_dtypes", "returns_tuple",
+           "shape_from_arguments", "shape_keeping", "writes_reach_input"]

@@ -37,7 +37,7 @@ def _numpy_array(spec: Input, rng: np.random.Generator) -> np.ndarray:
     if spec.kind == "index":
         return np.zeros(spec.shape, dtype=spec.dtype)  # index 0 is in range along any dim
     if spec.dtype == "bool":
-        return rng.random(spec.shape) > 0.5
+        return np.ones(spec.shape, dtype=bool)  # True: no integer division by zero
     if spec.dtype.startswith(("int", "uint")):
         # 1 to 4: no integer division by zero, no negative integer power (value errors)
         return rng.integers(1, 5, spec.shape).astype(spec.dtype)

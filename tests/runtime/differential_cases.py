@@ -1,4 +1,4 @@
-"""Random expressions over the op families users call, judged side by side with real NumPy and torch.
+"""Random expressions over the op families users call, judged against real NumPy and torch.
 
 A case is a small expression tree (names, literals, calls, methods, indexing,
 attributes, binary operators). It is rendered once as text for the
@@ -284,7 +284,8 @@ def multi_output(p: Pick) -> Case:
         kwargs += kw(keepdim=maybe(p, boolean(p))) if kind == "kthvalue" else \
             kw(largest=maybe(p, boolean(p)))
     elif kind == "aminmax":
-        args, kwargs, names = (x,), kw(dim=maybe(p, d), keepdim=maybe(p, boolean(p))), ("min", "max")
+        args, names = (x,), ("min", "max")
+        kwargs = kw(dim=maybe(p, d), keepdim=maybe(p, boolean(p)))
     elif kind == "cummax":
         kind = p.choice(["cummax", "cummin"])
     elif kind == "unique":

@@ -310,7 +310,7 @@ class Calls:
                 if isinstance(v, TupleValue):
                     arrays.extend(i for i in v.items if isinstance(i, AbstractArray))
         if not arrays:
-            return UNKNOWN_VALUE
+            return self.sized_op(node, library, name, args, kwargs)
         lib = library if library == "torch" else self.library_of(arrays, library)
         dialect = self.dialect_for(lib)
         prefix = "np." if library == "numpy" else "torch."
@@ -336,7 +336,7 @@ class Calls:
                                        dtype=dtype, reduced=args[0].reduced,
                                        explicit_axis=args[0].explicit_axis)
             return AbstractArray(None, None, lib, self.origin(node))
-        if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "vecdot", "matvec", "vecmat") \
+        if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):
             return AbstractArray(None, None, lib, self.origin(node))
         spec = self.lookup(spec_name, dialect)
@@ -368,6 +368,23 @@ class Calls:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)
         return self.with_reduction(out, short, origin_array, args[1:], kwargs)
+
+    def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
+        """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
+        dialect = self.dialect_for(library)
+        spec_name = ("np." if library == "numpy" else "torch.") + name
+        spec = self.lookup(spec_name, dialect)
+        conv_args = tuple(to_arg(v) for v in args)
+        conv_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
+        if spec is None or not spec.from_sizes or FAIL in conv_args or \
+                FAIL in conv_kwargs.values():
+            return UNKNOWN_VALUE
+        result = self.apply(spec_name, dialect, conv_args, conv_kwargs, node, [], spec_name)
+        out = self.array_result(result, AbstractArray(None, None, library, self.origin(node)),
+                                node, library=library)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        return with_dtypes(out, result_dtypes(spec, conv_args, conv_kwargs, dialect))
 
     def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
                        kwargs: dict) -> Value:

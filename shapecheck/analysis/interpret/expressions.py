@@ -12,7 +12,7 @@ from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, nume
 from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
-from ...runtime.verdicts import Result
+from ...runtime.verdicts import Result, ShapeError
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -35,6 +35,7 @@ from ..values import (
     shape_value,
     vague,
 )
+from .context import Step
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     ArrayMethod,
@@ -440,6 +441,11 @@ class Expressions:
                 k = index.value
                 if -len(base.items) <= k < len(base.items):
                     return base.items[k]
+                if self.trace is not None and not base.is_list and base.items and all(
+                        isinstance(i, AbstractArray) for i in base.items):
+                    # An op's tuple of results has a certain length: the calculator says so.
+                    self.trace.append(Step(self.text(node, 80), "__getitem__", (), ShapeError(
+                        "index", "tuple index out of range", "IndexError")))
                 if not base.is_list and all(isinstance(i, IntValue) for i in base.items) and \
                         isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
                     self.report("SC111", node,
