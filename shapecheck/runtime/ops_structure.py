@@ -279,6 +279,12 @@ def _vecdot_rule(a: Any, b: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
         if _dtype(a) and _dtype(b) and _dtype(a) != _dtype(b):
             raise ShapeError("dtype", "linalg.vecdot: Expected x and y to have the same dtype",
                              "RuntimeError")
+        if len(x) == 1 and len(y) == 1:  # two vectors: a dot product, sizes must match
+            if eq(x[0], y[0]) is False:
+                raise ShapeError("matmul", "inconsistent tensor size, expected tensor "
+                                 f"[{x[0]}] and src [{y[0]}] to have the same number of "
+                                 "elements", "RuntimeError")
+            return Result.of(())
         full = _broadcast.broadcast_shapes(x, y, dialect=dialect).shape
         dim = kwargs.get("dim", -1)
         if not -max(len(full), 1) <= dim < max(len(full), 1):
