@@ -82,14 +82,16 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
+from . import ops_ordering  # noqa: F401  (registers orderings, arg-reductions and norms)
 from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
+from . import ops_structure  # noqa: F401  (registers stacks, splits, selections, creation)
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
 from .arguments import dtype_of as _dtype
 from .arguments import kw as _kw
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import shape_is_concrete
+from .dims import numel, shape_is_concrete
 from .layout import torch_view_strides
 from .optable import (
     _TABLE,
@@ -302,6 +304,8 @@ def _index_select_rule(x: Any, dim: int, index: Any, *, dialect: Dialect, **kwar
 
 def _take_along_rule(x: Any, indices: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     axis = args[0] if args else _kw(kwargs, "axis", "dim", default=-1)
+    if dialect.is_torch and not args and "dim" not in kwargs:
+        return Result.of((numel(_shape(indices)),))  # no dim: both are read flattened
     return _indexing.take_along_axis(_shape(x), _shape(indices), axis, dialect=dialect)
 
 
@@ -403,16 +407,22 @@ def _register_shape_ops() -> None:
         _add(name, "torch", rule, view_kind="view", multi_output=True)
         _add(f"torch.{name}", "torch", rule, view_kind="view", multi_output=True)
     # joins and repetition: new arrays
-    _add("np.concatenate", "numpy", _join_rule(_joins.concatenate, ("axis",)), takes_sequence=True)
-    _add("np.concat", "numpy", _join_rule(_joins.concatenate, ("axis",)), takes_sequence=True)
-    _add("np.stack", "numpy", _join_rule(_joins.stack, ("axis",)), takes_sequence=True)
-    _add("np.hstack", "numpy", _hvstack_rule(_joins.hstack), takes_sequence=True)
-    _add("np.vstack", "numpy", _hvstack_rule(_joins.vstack), takes_sequence=True)
+    joined = ops_structure.sequence_dtype
+    _add("np.concatenate", "numpy", _join_rule(_joins.concatenate, ("axis",)), takes_sequence=True,
+         dtype=joined)
+    _add("np.concat", "numpy", _join_rule(_joins.concatenate, ("axis",)), takes_sequence=True,
+         dtype=joined)
+    _add("np.stack", "numpy", _join_rule(_joins.stack, ("axis",)), takes_sequence=True,
+         dtype=joined)
+    _add("np.hstack", "numpy", _hvstack_rule(_joins.hstack), takes_sequence=True, dtype=joined)
+    _add("np.vstack", "numpy", _hvstack_rule(_joins.vstack), takes_sequence=True, dtype=joined)
     for name in ("cat", "concat", "concatenate"):
-        _add(f"torch.{name}", "torch", _join_rule(_joins.concatenate, ("dim", "axis")), takes_sequence=True)
-    _add("torch.stack", "torch", _join_rule(_joins.stack, ("dim", "axis")), takes_sequence=True)
-    _add("torch.hstack", "torch", _hvstack_rule(_joins.hstack), takes_sequence=True)
-    _add("torch.vstack", "torch", _hvstack_rule(_joins.vstack), takes_sequence=True)
+        _add(f"torch.{name}", "torch", _join_rule(_joins.concatenate, ("dim", "axis")),
+             takes_sequence=True, dtype=joined)
+    _add("torch.stack", "torch", _join_rule(_joins.stack, ("dim", "axis")), takes_sequence=True,
+         dtype=joined)
+    _add("torch.hstack", "torch", _hvstack_rule(_joins.hstack), takes_sequence=True, dtype=joined)
+    _add("torch.vstack", "torch", _hvstack_rule(_joins.vstack), takes_sequence=True, dtype=joined)
     _add("repeat", "torch", _torch_repeat_rule)
     _add("repeat", "numpy", _numpy_repeat_rule)
     _add("np.repeat", "numpy", _numpy_repeat_rule)
@@ -488,6 +498,8 @@ def _einsum_rule(subscripts: str, *operands: Any, dialect: Dialect, **kwargs: An
 
 
 def _tensordot_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    if dialect.is_torch and _dtype(a) and _dtype(b) and _dtype(a) != _dtype(b):
+        raise ShapeError("dtype", "both inputs should have same dtype", "RuntimeError")
     axes = args[0] if args else _kw(kwargs, "axes", "dims", default=2)
     if isinstance(axes, list):
         axes = tuple(tuple(x) if isinstance(x, list) else x for x in axes)
@@ -509,7 +521,7 @@ _MULTI_LINALG = ("slogdet", "eig", "eigh", "svd", "qr")
 
 
 def _register_linalg() -> None:
-    _add("np.matmul", "numpy", _binary(_products.matmul))
+    _add("np.matmul", "numpy", _binary(_products.matmul), dtype=ops_structure.product_dtype)
     _add("torch.matmul", "torch", _binary(_products.matmul))
     _add("matmul", "torch", _binary(_products.matmul))
     _add("__matmul__", "both", _binary(_products.matmul))
@@ -518,20 +530,28 @@ def _register_linalg() -> None:
         _add(name, "torch", _binary(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
     for name in ("dot", "vdot", "inner", "outer"):
-        _add(f"np.{name}", "numpy", _binary(getattr(_products, name)))
-        _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
-        _add(name, "torch", _binary(getattr(_products, name)))
+        _add(f"np.{name}", "numpy", _binary(getattr(_products, name)),
+             dtype=ops_structure.product_dtype)
+        rule = _binary(getattr(_products, name))
+        if name == "inner":
+            rule = ops_structure.torch_inner_rule(rule)
+        multiplies = name in ("inner", "outer")  # dot and vdot refuse two dtypes
+        dtype = ops_structure.torch_elementwise_product_dtype if multiplies else None
+        _add(f"torch.{name}", "torch", rule, dtype=dtype)
+        _add(name, "torch", rule, dtype=dtype)
     _add("dot", "numpy", _binary(_products.dot))
-    _add("torch.ger", "torch", _binary(_products.outer))
-    _add("ger", "torch", _binary(_products.outer))
+    _add("torch.ger", "torch", _binary(_products.outer),
+         dtype=ops_structure.torch_elementwise_product_dtype)
+    _add("ger", "torch", _binary(_products.outer),
+         dtype=ops_structure.torch_elementwise_product_dtype)
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
         _add(name, "torch", _fused(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _fused(getattr(_products, name)))
     _add("np.einsum", "numpy", _einsum_rule)
     # torch.einsum("ij,jk", [a, b]) takes its operands as one list; numpy would stack it.
     _add("torch.einsum", "torch", _einsum_rule, takes_sequence=True)
-    _add("np.tensordot", "numpy", _tensordot_rule)
-    _add("torch.tensordot", "torch", _tensordot_rule)
+    _add("np.tensordot", "numpy", _tensordot_rule, dtype=ops_structure.product_dtype)
+    _add("torch.tensordot", "torch", _tensordot_rule, dtype=ops_structure.product_dtype)
     for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",
                  "pinv"):
         rule = _unary_linalg(getattr(_lapack, name))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
+import numpy as np
+
 from . import dtypes
 from .arguments import ArrayArg
 from .arguments import dtype_of as _dtype
@@ -17,8 +19,10 @@ from .arguments import ndim_of as _ndim
 from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .dialects import Dialect
+from .ops_structure import where_one_rule
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
+from .rules.axes import torch_scalar_type
 from .verdicts import Result, ShapeError
 
 _broadcast = importlib.import_module(".rules.broadcast", __package__)
@@ -50,8 +54,7 @@ _UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ce
           "square", "sign", "log1p", "expm1", "log2", "log10", "sinh", "cosh", "reciprocal",
           "trunc", "exp2", "arcsin", "arccos", "arctan", "nan_to_num", "negative", "deg2rad",
           "rad2deg", "sinc")
-# numpy's tril/triu turn a 1-D input into a matrix; torch's keep the shape (and need 2-D).
-_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac", "tril", "triu")
+_TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac")
 _TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
 # Predicates and element-wise ops without an in-place twin (numpy's are functions only, bar conj).
 _NUMPY_PREDICATES = ("absolute", "fabs", "isnan", "isfinite", "isinf", "logical_not", "conj",
@@ -78,6 +81,10 @@ def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result
     """``f(a, b)`` / ``a.f(b)`` / ``a + b``; out= is checked against the result."""
     def rule(*args: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
         operands = args[::-1] if reflected else args
+        if op in _BITWISE:
+            _integral_operands(op, operands, dialect)
+        if len(operands) == 2:
+            _scalar_operand_checks(op, operands, dialect)
         shapes = _operand_shapes(operands, dialect)
         if len(shapes) == 1:
             # torch-legacy: a tensor with a Python scalar; nothing to broadcast.
@@ -88,6 +95,86 @@ def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result
             return _pointwise.out_param(tuple(shapes), out.shape, op=op, dialect=dialect)
         return result
     return rule
+
+
+def _pointwise_dtype(op: str) -> Callable[..., Any]:
+    """The promoted dtype of a binary element-wise op (NEP 50 weak scalars in NumPy, torch's
+    categories); None with other than two operands."""
+    def dtype(*args: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> str | None:
+        if len(args) != 2:
+            return None
+        a, b = args
+        if not (_is_array(a) or _is_array(b)):
+            return None
+        return dtypes.op_result_type(op, _dtype(a), _dtype(b), dialect, _ndim(a), _ndim(b))
+    return dtype
+
+
+_BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor"})
+
+
+def _integral_operands(op: str, operands: tuple, dialect: Dialect) -> None:
+    """Bitwise ops have no float loop: a float operand (array or Python float) is refused."""
+    floats = [d for d in (_dtype(v) for v in operands)
+              if d is not None and (dtypes.category(d) or 0) >= 2]
+    if not floats:
+        return
+    if dialect.is_numpy:
+        raise ShapeError("dtype", f"ufunc '{op}' not supported for the input types, and the "
+                         "inputs could not be safely coerced to any supported types according "
+                         "to the casting rule ''safe''", "TypeError")
+    raise ShapeError("dtype", f'"{op}_cpu" not implemented for '
+                     f"'{torch_scalar_type(floats[0])}'", "NotImplementedError")
+
+
+_INT_RANGES = {name: (int(np.iinfo(name).min), int(np.iinfo(name).max))
+               for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                            "uint64")}
+
+
+_TORCH_NO_BOOL_KERNEL = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+                         "fmod": "fmod_cpu", "pow": "pow", "hypot": "hypot_cpu",
+                         "logaddexp": "logaddexp_cpu"}
+"""torch ops whose CPU kernel has no bool loop: two bool operands are refused."""
+
+
+def _scalar_operand_checks(op: str, operands: tuple, dialect: Dialect) -> None:
+    """Errors a Python scalar operand decides: NumPy 2 refuses an int its integer array cannot
+    hold (NEP 50) and a negative integer power of integers; both libraries refuse to
+    subtract booleans."""
+    kinds = [_dtype(v) for v in operands]
+    if op in ("sub", "subtract"):
+        bools = [k in ("bool", "pybool") for k in kinds]
+        if dialect.is_torch and any(bools):
+            raise ShapeError("dtype", "Subtraction, the `-` operator, with a bool tensor is not "
+                             "supported. If you are trying to invert a mask, use the `~` or "
+                             "`logical_not()` operator instead.", "RuntimeError")
+        if dialect.is_numpy and all(bools):
+            raise ShapeError("dtype", "numpy boolean subtract, the `-` operator, is not "
+                             "supported, use the bitwise_xor, the `^` operator, or the "
+                             "logical_xor function instead.", "TypeError")
+    result = dtypes.op_result_type(op, kinds[0], kinds[1], dialect, _ndim(operands[0]),
+                                   _ndim(operands[1]))
+    # pow of a tensor by a Python scalar takes another path (x ** True is x)
+    scalar_power = op == "pow" and not all(_is_array(v) for v in operands)
+    common = dtypes.result_type(kinds[0], kinds[1], dialect, _ndim(operands[0]),
+                                _ndim(operands[1]))
+    if dialect.is_torch and op in _TORCH_NO_BOOL_KERNEL and not scalar_power and common == "bool":
+        raise ShapeError("dtype", f"\"{_TORCH_NO_BOOL_KERNEL[op]}\" not implemented for 'Bool'",
+                         "NotImplementedError")
+    if op in dtypes.COMPARISON_OPS or result is None or (dtypes.category(result) or 0) >= 2:
+        return  # an int scalar meets a float loop: nothing to overflow
+    for i in (0, 1):
+        scalar, other, kind = operands[i], operands[1 - i], kinds[1 - i]
+        if kinds[i] != "pyint" or not _is_array(other):
+            continue
+        if dialect.is_numpy and kind in _INT_RANGES and \
+                not _INT_RANGES[kind][0] <= scalar <= _INT_RANGES[kind][1]:
+            raise ShapeError("dtype", f"Python integer {scalar} out of bounds for {kind}",
+                             "OverflowError")
+        if op in ("pow", "power") and i == 1 and scalar < 0:
+            raise ShapeError("dtype", "Integers to negative integer powers are not allowed.",
+                             "ValueError" if dialect.is_numpy else "RuntimeError")
 
 
 def _inplace_rule(op: str) -> Callable[..., Result]:
@@ -130,9 +217,21 @@ def _clamp_rule(x: Any, *bounds: Any, dialect: Dialect, out: Any = None, **kwarg
 
 
 def _where_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    if len(args) == 1 and not kwargs:
+        return where_one_rule(args[0], dialect=dialect)
     if len(args) != 3:
         raise ShapeError("argument", "where() takes a condition and two values here", "TypeError")
     return _pointwise.pointwise(*[_shape(a) for a in args], op="where", dialect=dialect)
+
+
+def _where_dtype(*args: Any, dialect: Dialect, **kwargs: Any) -> str | None:
+    """where(cond) gives int64 indices; where(cond, a, b) the promoted dtype of a and b."""
+    if len(args) == 1:
+        return "int64"
+    if len(args) != 3 or not (_is_array(args[1]) or _is_array(args[2])):
+        return None
+    return dtypes.op_result_type("where", _dtype(args[1]), _dtype(args[2]), dialect,
+                                 _ndim(args[1]), _ndim(args[2]))
 
 
 def _ternary_rule(op: str) -> Callable[..., Result]:
@@ -161,12 +260,15 @@ def _masked_fill_rule(inplace: bool) -> Callable[..., Result]:
 def _register_pointwise() -> None:
     fallback = _pointwise.FALLBACK_OPS
     for name in _NUMPY_BINARY:
-        _add(f"np.{name}", "numpy", _pointwise_rule(name), broadcasts=True)
+        _add(f"np.{name}", "numpy", _pointwise_rule(name), broadcasts=True,
+             dtype=_pointwise_dtype(name))
     for name in _TORCH_BINARY:
         rule_op = _TORCH_SPELLING.get(name, name)
         legacy = rule_op in fallback
-        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy, broadcasts=True)
-        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy, broadcasts=True)
+        _add(f"torch.{name}", "torch", _pointwise_rule(rule_op), legacy_fallback=legacy,
+             broadcasts=True, dtype=_pointwise_dtype(rule_op))
+        _add(name, "torch", _pointwise_rule(rule_op), legacy_fallback=legacy, broadcasts=True,
+             dtype=_pointwise_dtype(rule_op))
     for name in _TORCH_INPLACE:
         rule_op = _TORCH_SPELLING.get(name, name)
         _add(f"{name}_", "torch", _inplace_rule(rule_op), inplace=True,
@@ -211,9 +313,9 @@ def _register_pointwise() -> None:
     _add("fill_", "torch", _identity_rule, inplace=True)
     _add("zero_", "torch", _identity_rule, inplace=True)
     _add("fill", "numpy", _identity_rule, inplace=True)
-    _add("np.where", "numpy", _where_rule, broadcasts=True)
-    _add("torch.where", "torch", _where_rule, broadcasts=True)
-    _add("where", "torch", _where_rule, broadcasts=True)
+    _add("np.where", "numpy", _where_rule, broadcasts=True, dtype=_where_dtype)
+    _add("torch.where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype)
+    _add("where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype)
     for op in ("addcmul", "addcdiv"):
         _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)
         _add(op, "torch", _ternary_rule(op), legacy_fallback=True)

@@ -11,8 +11,9 @@ analyzer asks: ``lookup``, ``all_specs``, ``keeps_shape``, ``is_array_op``,
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from .arguments import ArrayArg, size_args
 from .dialects import Dialect
@@ -59,6 +60,12 @@ class OpSpec:
     makes by broadcasting is a finding's business (SC102)."""
     adds_axis: bool = False
     """The op inserts a size-1 axis on purpose (expand_dims, unsqueeze)."""
+    from_sizes: bool = False
+    """The op makes arrays from sizes alone (``tril_indices(n, m)``): it runs with no array
+    argument."""
+    dtype: Callable[..., Any] | None = field(default=None, hash=False, compare=False)
+    """The result's dtype, called like ``rule``: one dtype for every output, a tuple with one
+    per output, or None when it cannot tell. Unset: each output has input 0's dtype."""
 
     def applies_to(self, dialect: Dialect) -> bool:
         return self.library in ("both", dialect.library)
@@ -81,7 +88,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
          view_kind: str = "none", legacy_fallback: bool = False, repeats: bool = False,
          multi_output: bool = False, layout: LayoutFn | None = None,
          saves_output: bool = False, keeps_shape: bool | None = None,
-         takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False) -> None:
+         takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False,
+         from_sizes: bool = False, dtype: Callable[..., Any] | None = None) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if keeps_shape is None:
         keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
@@ -95,12 +103,37 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
-                                     takes_sequence, broadcasts, adds_axis)
+                                     takes_sequence, broadcasts, adds_axis, from_sizes, dtype)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
     """The op called ``name`` in the dialect's library, or None if that library has none."""
     return _TABLE.get((name, dialect.library))
+
+
+def result_dtypes(spec: OpSpec, args: tuple, kwargs: dict,
+                  dialect: Dialect) -> tuple[str | None, ...] | str | None:
+    """What the op's dtype rule says of this call's outputs (see OpSpec.dtype): one dtype for
+    every output or a tuple with one per output, None standing for "unknown". None when the op
+    has no dtype rule (each output then has input 0's dtype)."""
+    if spec.dtype is None:
+        return None
+    try:
+        return spec.dtype(*args, dialect=dialect, **kwargs)
+    except Exception:  # arguments the dtype rule cannot read: the dtype is unknown
+        return (None,)
+
+
+def returns_tuple(spec: OpSpec | None, result: Result | None) -> bool:
+    """The call's value is a tuple of arrays even when the rule gave one output: a split into
+    one piece, ``np.nonzero`` of a 1-D array. Not so for a split whose piece count is unknown,
+    whose one output stands for every piece."""
+    if result is None:
+        return False
+    if result.as_tuple:
+        return True
+    return spec is not None and spec.multi_output and not any(
+        w.kind == "piece-count-unknown" for w in result.warnings)
 
 
 def all_specs() -> list[OpSpec]:
@@ -120,6 +153,16 @@ def is_array_op(name: str) -> bool:
     """Some library has an op spelled ``name``: a method of that name on an array of unknown
     library most likely returns an array, even where this library lacks the op."""
     return any(n == name for n, _ in _TABLE)
+
+
+RESULT_FIELDS: dict[str, tuple[int, int]] = {
+    "values": (0, 2), "indices": (1, 2), "min": (0, 2), "max": (1, 2),
+    "U": (0, 3), "S": (1, 3), "Vh": (2, 3), "Q": (0, 2), "R": (1, 2),
+    "eigenvalues": (0, 2), "eigenvectors": (1, 2), "sign": (0, 2), "logabsdet": (1, 2),
+    "inverse": (0, 2), "info": (1, 2), "LU": (0, 2), "pivots": (1, 2),
+}
+"""Fields of the named tuples multi-output ops return (torch.return_types, NumPy's SVDResult,
+QRResult, EighResult, SlogdetResult): field -> (index, length of the tuple it names)."""
 
 
 # Methods whose result's sizes are their own arguments: reshape(2, -1) is 2-D whatever it
@@ -164,5 +207,6 @@ def writes_reach_input(name: str) -> bool:
                                for spec in specs)
 
 
-__all__ = ["ALIASING_KINDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs", "is_array_op",
-           "keeps_shape", "lookup", "shape_from_arguments", "shape_keeping", "writes_reach_input"]
+__all__ = ["ALIASING_KINDS", "RESULT_FIELDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs",
+           "is_array_op", "keeps_shape", "lookup", "result_dtypes", "returns_tuple",
+           "shape_from_arguments", "shape_keeping", "writes_reach_input"]

@@ -27,6 +27,9 @@ class Result:
 
     outputs: tuple[Shape, ...]
     warnings: tuple[RuleWarning, ...] = ()
+    as_tuple: bool = False
+    """The call returns a tuple even of one array (``np.nonzero`` of a 1-D array,
+    ``torch.unique`` with a flag); ops marked multi_output always do."""
 
     @staticmethod
     def of(shape: Shape, *warnings: RuleWarning) -> "Result":
@@ -38,7 +41,7 @@ class Result:
         return self.outputs[0]
 
     def with_warnings(self, *warnings: RuleWarning) -> "Result":
-        return Result(self.outputs, self.warnings + tuple(warnings))
+        return Result(self.outputs, self.warnings + tuple(warnings), self.as_tuple)
 
 
 class ShapeError(Exception):

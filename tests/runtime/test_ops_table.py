@@ -369,11 +369,14 @@ def test_sequence_broadcast_and_new_axis_facts_match_the_libraries():
         numpy_op = spec.library == "numpy"
         dialect = NUMPY if numpy_op else TORCH
         if spec.takes_sequence:  # a list there is the arrays themselves
-            func = getattr(np, spec.name[3:]) if numpy_op else getattr(torch, spec.name[6:])
+            func = np if numpy_op else torch
+            for part in spec.name.split(".")[1:]:
+                func = getattr(func, part)
             make = np.ones if numpy_op else torch.ones
-            real = func([make((2, 3)), make((2, 3))])
-            ruled = spec.rule([ArrayArg((2, 3), "float32"), ArrayArg((2, 3), "float32")],
-                              dialect=dialect)
+            # a chain of products needs matching inner sizes; a join, matching outer ones
+            shapes = ((2, 3), (3, 2)) if spec.name.endswith("multi_dot") else ((2, 3), (2, 3))
+            real = func([make(s) for s in shapes])
+            ruled = spec.rule([ArrayArg(s, "float32") for s in shapes], dialect=dialect)
             assert tuple(real.shape) == tuple(ruled.shape), spec.name
         if spec.adds_axis:
             x = np.ones((2, 3)) if numpy_op else torch.ones(2, 3)

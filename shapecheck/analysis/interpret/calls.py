@@ -15,6 +15,7 @@ from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.creation import CREATORS
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
+from ...runtime.optable import result_dtypes, returns_tuple
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import ShapeError
@@ -382,7 +383,7 @@ class Calls:
                 if isinstance(v, TupleValue):
                     arrays.extend(i for i in v.items if isinstance(i, AbstractArray))
         if not arrays:
-            return UNKNOWN_VALUE
+            return self.sized_op(node, library, name, args, kwargs)
         lib = library if library == "torch" else self.library_of(arrays, library)
         dialect = self.dialect_for(lib)
         prefix = "np." if library == "numpy" else "torch."
@@ -408,7 +409,7 @@ class Calls:
                                        dtype=dtype, reduced=args[0].reduced,
                                        explicit_axis=args[0].explicit_axis, tail=args[0].tail)
             return AbstractArray(None, None, lib, self.origin(node))
-        if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "vecdot", "matvec", "vecmat") \
+        if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):
             return AbstractArray(None, None, lib, self.origin(node))
         spec = self.lookup(spec_name, dialect)
@@ -433,10 +434,30 @@ class Calls:
             self.check_reduced_axis(node, args[0], args[1], arg_nodes[0], arg_nodes[1])
         out = self.array_result(result, origin_array, node, dtype=dtype, library=lib,
                                 explicit_axis=spec.adds_axis)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        out = with_dtypes(out, result_dtypes(spec, conv_args, conv_kwargs, dialect))
         if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)
         return self.with_reduction(out, short, origin_array, args[1:], kwargs)
+
+    def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
+        """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
+        dialect = self.dialect_for(library)
+        spec_name = ("np." if library == "numpy" else "torch.") + name
+        spec = self.lookup(spec_name, dialect)
+        conv_args = tuple(to_arg(v) for v in args)
+        conv_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
+        if spec is None or not spec.from_sizes or FAIL in conv_args or \
+                FAIL in conv_kwargs.values():
+            return UNKNOWN_VALUE
+        result = self.apply(spec_name, dialect, conv_args, conv_kwargs, node, [], spec_name)
+        out = self.array_result(result, AbstractArray(None, None, library, self.origin(node)),
+                                node, library=library)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        return with_dtypes(out, result_dtypes(spec, conv_args, conv_kwargs, dialect))
 
     def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
                        kwargs: dict) -> Value:
@@ -571,6 +592,11 @@ class Calls:
         result = self.apply(name, dialect, (array_arg(array),) + conv_args, conv_kwargs, node,
                             operands, f".{name}()")
         out = self.array_result(result, array, node, dtype=dtype)
+        spec = self.lookup(name, dialect)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        out = with_dtypes(out, result_dtypes(spec, (array_arg(array),) + conv_args, conv_kwargs,
+                                             dialect))
         if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return out
@@ -678,3 +704,19 @@ class Calls:
         return self.apply(name, dialect, (array_arg(target),) + tuple(args), {
             k: a for k, a in ((k, self.to_arg(v)) for k, v in (kwargs or {}).items())
             if a is not FAIL}, node, operands, label)
+
+
+def with_dtypes(out: Value, dtypes: tuple | str | None) -> Value:
+    """The op table's dtypes for a call's outputs (runtime/optable.py, result_dtypes): one for
+    all, or one per output of a tuple; None leaves the interpreter's guess (input 0's dtype)."""
+    if dtypes is None:
+        return out
+    if isinstance(out, AbstractArray):
+        return replace(out, dtype=dtypes if isinstance(dtypes, str) or dtypes is None
+                       else dtypes[0])
+    if isinstance(out, TupleValue):
+        each = dtypes if isinstance(dtypes, tuple) and len(dtypes) == len(out.items) else (
+            (dtypes if isinstance(dtypes, str) else dtypes[0]),) * len(out.items)
+        return TupleValue(tuple(replace(item, dtype=d) if isinstance(item, AbstractArray) else item
+                                for item, d in zip(out.items, each)), out.is_list)
+    return out

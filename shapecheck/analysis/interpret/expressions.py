@@ -11,9 +11,10 @@ import numpy as np
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, numel, sub, sym
 from ...runtime.members import TENSOR_MEMBERS
+from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
-from ...runtime.verdicts import Result
+from ...runtime.verdicts import Result, ShapeError
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -36,6 +37,7 @@ from ..values import (
     shape_value,
     vague,
 )
+from .context import Step
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     ArgParserMethod,
@@ -386,8 +388,9 @@ class Expressions:
             return dict(base.fields).get(name, UNKNOWN_VALUE)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
-        if isinstance(base, TupleValue) and name in ("values", "indices") and len(base.items) == 2:
-            return base.items[0 if name == "values" else 1]
+        if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
+                len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
+            return base.items[RESULT_FIELDS[name][0]]
         return UNKNOWN_VALUE
 
     def array_attribute(self, node: cst.CSTNode, array: AbstractArray, name: str) -> Value:
@@ -472,6 +475,11 @@ class Expressions:
                 k = index.value
                 if -len(base.items) <= k < len(base.items):
                     return base.items[k]
+                if self.trace is not None and not base.is_list and base.items and all(
+                        isinstance(i, AbstractArray) for i in base.items):
+                    # An op's tuple of results has a certain length: the calculator says so.
+                    self.trace.append(Step(self.text(node, 80), "__getitem__", (), ShapeError(
+                        "index", "tuple index out of range", "IndexError")))
                 if not base.is_list and all(isinstance(i, IntValue) for i in base.items) and \
                         isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
                     self.report("SC111", node,
