@@ -24,6 +24,9 @@ NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition"
                                    "setfield"})
 _COPIES = frozenset({"copy", "clone"})
 SAME_STORAGE_CALLS = frozenset({"numpy.asarray", "numpy.asanyarray", "torch.as_tensor"})
+# numpy functions that write into their first argument, in place; the value is what they read.
+_NUMPY_WRITERS = {"numpy.copyto": "np.copyto", "numpy.put": "np.put", "numpy.place": "np.place",
+                  "numpy.putmask": "np.putmask", "numpy.fill_diagonal": "np.fill_diagonal"}
 
 
 class CallEffects:
@@ -66,6 +69,11 @@ class CallEffects:
             return self.as_view(value, array, "maybe")
         if name in ("detach", "data"):
             return self.detached(value, array)
+        if name == "numpy" and array.library == "torch" and not args:
+            # A CPU tensor's .numpy() is an ndarray on the tensor's own memory.
+            result = value if isinstance(value, AbstractArray) else AbstractArray(
+                array.shape, array.dtype, "numpy", self.origin(node))
+            return self.as_view(replace(result, library="numpy"), array, "view")
         dialect = self.dialect_for(array.library)
         spec = self.lookup(name, dialect)
         if spec is None:
@@ -104,9 +112,10 @@ class CallEffects:
             off = kwargs.get("requires_grad") == ConstValue(False) or \
                 len(args) > 1 and args[1] == ConstValue(False)
             return self.fresh(value, node, "parameter", leaf_grad=not off)
-        if qualname == "numpy.copyto" and isinstance(first, AbstractArray):
-            self.check_write_to_copy(node.args[0].value, node, "np.copyto")
-            self.write(first, node, node.args[0].value, "np.copyto", tuple(args[1:2]))
+        if qualname in _NUMPY_WRITERS and isinstance(first, AbstractArray) and node.args:
+            label = _NUMPY_WRITERS[qualname]
+            self.check_write_to_copy(node.args[0].value, node, label)
+            self.write(first, node, node.args[0].value, label, tuple(args[1:]))
             return value
         out = kwargs.get("out")
         if isinstance(out, AbstractArray):

@@ -15,6 +15,9 @@ from ..values import AbstractArray, Alias, ModuleRef, Value
 from .alias_facts import may_overlap, replace
 from .call_effects import SAME_STORAGE_CALLS
 
+# Calls that read like making a new array of x, and may keep x's memory.
+_CONVERSIONS = SAME_STORAGE_CALLS | {"torch.from_numpy", "copy.copy"}
+
 
 class Snapshots:
     """Names bound as snapshots of an array, and the reads that find them stale."""
@@ -57,12 +60,12 @@ class Snapshots:
             return source.attr.value == "data"
         if isinstance(source, cst.Call):
             if isinstance(source.func, cst.Attribute) and source.func.attr.value in (
-                    "view", "detach", "state_dict") and not source.args:
-                return True  # best = model.state_dict() reads like a snapshot
+                    "view", "detach", "state_dict", "numpy") and not source.args:
+                return True  # best = model.state_dict(), prev = w.numpy() read like snapshots
             with self.suppressed():
                 func = self.eval(source.func) if dotted_name(source.func) else None
             return isinstance(func, ModuleRef) and canonical(func.qualname) in \
-                SAME_STORAGE_CALLS and len(source.args) == 1
+                _CONVERSIONS and len(source.args) == 1
         return False
 
     def note_read(self, value: Value, name: str, node: cst.CSTNode) -> None:

@@ -12,8 +12,9 @@ from ..rules.aliasing import saved_output_inplace_message
 from ..values import UNKNOWN_VALUE, AbstractArray, Alias, Storage, Value
 from .env import OptimizerValue
 
-# nn.Module methods that hand back live references to the module's parameters.
-PARAMETER_VIEWS = frozenset({"state_dict", "parameters", "named_parameters"})
+# nn.Module methods that reach the module's parameters: live references to them, or
+# (load_state_dict) a write into them, in place.
+PARAMETER_VIEWS = frozenset({"state_dict", "parameters", "named_parameters", "load_state_dict"})
 
 
 class Training:
@@ -21,12 +22,17 @@ class Training:
 
     def parameters_of(self, node: cst.Call, instance: Any, name: str) -> Value:
         """``model.state_dict()`` (without keep_vars, deep copies or clones) holds the very
-        tensors the model trains: one storage per module instance, seen through a view."""
+        tensors the model trains: one storage per module instance, seen through a view.
+        ``model.load_state_dict(sd)`` copies ``sd`` into those tensors, in place: a state dict
+        taken before is changed by it."""
         storage = self.parameter_storages.get(id(instance))
+        owner = self.text(node.func.value, 30) if isinstance(node.func, cst.Attribute) else "model"
         if storage is None:
-            owner = self.text(node.func.value, 30) if isinstance(node.func, cst.Attribute) else "model"
             storage = Storage(id(instance), f"{owner}'s parameters")
             self.parameter_storages[id(instance)] = storage
+        if name == "load_state_dict":
+            self.record_write(storage.id, f"{owner}.load_state_dict()", node)
+            return UNKNOWN_VALUE
         return AbstractArray(None, None, "torch", self.origin(node),
                              alias=Alias(storage, "view", deps=frozenset({storage.id})))
 
@@ -41,10 +47,22 @@ class Training:
     def optimizer_step(self, node: cst.CSTNode, optimizer: Any) -> None:
         """``optimizer.step()`` writes every parameter it was built from, in place."""
         for sid in optimizer.storages:
-            version = self.versions.get(sid, 0) + 1
-            self.versions[sid] = version
-            self.writes[sid] = self.writes.get(sid, ()) + ((version, "optimizer.step()", None,
-                                                            node),)
+            self.record_write(sid, "optimizer.step()", node)
+
+    def record_write(self, sid: int, writer: str, node: cst.CSTNode) -> None:
+        """A write into the whole of a storage that no rule checks at the write itself."""
+        version = self.versions.get(sid, 0) + 1
+        self.versions[sid] = version
+        self.writes[sid] = self.writes.get(sid, ()) + ((version, writer, None, node),)
+
+    def shallow_copy(self, node: cst.CSTNode, value: Value) -> Value:
+        """``copy.copy(x)``: numpy copies an array's data; torch makes a new tensor on the same
+        storage; a dict or a module keeps the very same tensors."""
+        if isinstance(value, AbstractArray) and value.library == "numpy":
+            return self.deep_copy(node, value)
+        if isinstance(value, AbstractArray):
+            return self.as_view(value, value, "view")
+        return value
 
     def deep_copy(self, node: cst.CSTNode, value: Value) -> Value:
         """``copy.deepcopy(x)``: new memory with x's shape."""

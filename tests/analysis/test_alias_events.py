@@ -1,0 +1,152 @@
+"""Writes beyond explicit in-place ops, and conversions that keep their operand's memory.
+
+Each snippet is linted and then run on the real library: the finding must
+point at a harm that happens (a snapshot that changed), and its fixed twin
+must lint clean and keep its values.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+from shapecheck.analysis.api import AnalysisSettings, analyze_source
+
+
+def codes(code: str) -> list[tuple[int, str]]:
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
+    return sorted((f.line, f.code) for f in found if f.code.startswith("SC3"))
+
+
+def run(code: str) -> dict:
+    """Run one of this file's own snippets (never user input); return its names."""
+    env: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(textwrap.dedent(code), "<snippet>", "exec"), env)
+    return env
+
+
+RESTORE = """
+import copy
+
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+torch.manual_seed(0)
+model = Net()
+best = model.state_dict()
+before = model.fc.weight.detach().clone()
+model.load_state_dict(Net().state_dict())
+seen = best["fc.weight"]
+"""
+
+
+def test_load_state_dict_writes_into_a_state_dict_taken_before():
+    torch = pytest.importorskip("torch")
+    assert codes(RESTORE) == [(19, "SC304")]
+    env = run(RESTORE)
+    assert not torch.equal(env["seen"], env["before"])  # "best" now holds the loaded weights
+    fixed = RESTORE.replace("best = model.state_dict()",
+                            "best = copy.deepcopy(model.state_dict())")
+    assert codes(fixed) == []
+    assert torch.equal(run(fixed)["seen"], run(fixed)["before"])
+
+
+def test_numpy_of_a_tensor_is_the_tensor_memory():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    w = torch.ones(3)
+    prev = w.numpy()
+    w.add_(1.0)
+    change = (w.numpy() - prev).sum()
+    """
+    assert codes(code) == [(5, "SC304")]
+    assert run(code)["change"] == 0.0  # the "previous" weights moved with w
+    fixed = code.replace("prev = w.numpy()", "prev = w.numpy().copy()")
+    assert codes(fixed) == []
+    assert run(fixed)["change"] == 3.0
+
+
+def test_copy_copy_shares_a_tensor_storage_but_copies_a_numpy_array():
+    pytest.importorskip("torch")
+    shared = """
+    import copy
+
+    import torch
+
+    t = torch.zeros(3)
+    kept = copy.copy(t)
+    t[0] = 5.0
+    seen = float(kept[0])
+    """
+    assert codes(shared) == [(7, "SC304")]
+    assert run(shared)["seen"] == 5.0
+    copied = shared.replace("import torch", "import numpy as np").replace(
+        "torch.zeros(3)", "np.zeros(3)")
+    assert codes(copied) == []
+    assert run(copied)["seen"] == 0.0
+
+
+def test_copy_copy_of_an_array_argument_does_not_write_the_caller_array():
+    code = """
+    import copy
+
+    import numpy as np
+
+    def centered(x):
+        y = copy.copy(x)
+        y -= y.mean()
+        return y
+
+    data = np.arange(4.0)
+    out = centered(data)
+    total = data.sum()
+    """
+    assert codes(code) == []
+    assert run(code)["total"] == 6.0
+
+
+@pytest.mark.parametrize("call", ["np.fill_diagonal(z, 1.0)", "np.put(z, [0], 1.0)",
+                                  "np.place(z, z == 0, 1.0)", "np.putmask(z, z == 0, 1.0)",
+                                  "np.copyto(z, 1.0)"])
+def test_numpy_writing_functions_change_every_alias(call: str):
+    code = f"""
+    import numpy as np
+
+    z = np.zeros((3, 3))
+    keep = z
+    {call}
+    total = keep.sum()
+    """
+    assert codes(code) == [(5, "SC304")]
+    assert run(code)["total"] > 0.0
+
+
+@pytest.mark.parametrize("call", ["np.fill_diagonal(d[[0, 1]], 1.0)", "np.put(d[[0, 1]], [0], 1.0)",
+                                  "np.place(d[[0, 1]], m > 0, 1.0)"])
+def test_numpy_writing_functions_into_an_advanced_index_change_nothing(call: str):
+    code = f"""
+    import numpy as np
+
+    d = np.zeros((4, 4))
+    m = np.ones((2, 4))
+    {call}
+    total = d.sum()
+    """
+    assert codes(code) == [(6, "SC301")]
+    assert run(code)["total"] == 0.0
