@@ -150,3 +150,48 @@ def test_numpy_writing_functions_into_an_advanced_index_change_nothing(call: str
     """
     assert codes(code) == [(6, "SC301")]
     assert run(code)["total"] == 0.0
+
+
+def _shifted(cols: int, rows: int, k: int, right: bool, along_rows: bool) -> tuple:
+    """A write and a read view k apart: along each row, or k rows apart with the first column
+    left out (so that neither view is dense)."""
+    if along_rows:
+        write = (slice(k, None), slice(1, None)) if right else (slice(None, rows - k), slice(1, None))
+        read = (slice(None, rows - k), slice(1, None)) if right else (slice(k, None), slice(1, None))
+        return write, read
+    write = (slice(None), slice(k, None) if right else slice(None, cols - k))
+    read = (slice(None), slice(None, cols - k) if right else slice(k, None))
+    return write, read
+
+
+@pytest.mark.parametrize("along_rows", [False, True])
+def test_an_unchecked_overlap_is_reported_only_where_real_torch_reads_what_it_wrote(along_rows):
+    """torch walks a layout it cannot check in memory order; whether an element it reads was
+    already written depends on the run it stores at once. The rule claims a wrong result only
+    where every run width gives one, and real torch must agree on each such case."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from shapecheck.runtime.layout import Layout, torch_overlap_status, torch_reads_overwritten
+
+    claimed = 0
+    for rows, cols, k in [(3, 5, 1), (3, 9, 1), (2, 17, 1), (3, 66, 1), (2, 100, 1), (2, 100, 3),
+                          (4, 130, 8), (2, 200, 70), (7, 65, 2), (9, 3, 2)]:
+        if along_rows and k >= rows:
+            continue
+        for right in (True, False):
+            write, read = _shifted(cols, rows, k, right, along_rows)
+            base = Layout.contiguous((rows, cols))
+            w, r = base.index(write), base.index(read)
+            if torch_overlap_status(w, r) != "too_hard":
+                continue  # a single row is dense: torch checks it (and raises or not)
+            for dtype in (np.float32, np.float64):
+                data = np.random.default_rng(0).standard_normal((rows, cols)).astype(dtype)
+                expected, tensor = data.copy(), torch.from_numpy(data.copy())
+                expected[write] = expected[read]  # NumPy buffers the overlapping input
+                tensor[write] = tensor[read]
+                wrong = not np.allclose(tensor.numpy(), expected)
+                if torch_reads_overwritten(w, r):
+                    claimed += 1
+                    assert wrong, (rows, cols, k, right, dtype)
+    assert claimed >= 4  # the grid holds cases the rule does claim

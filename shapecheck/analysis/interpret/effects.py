@@ -31,10 +31,11 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ...runtime.dims import format_shape
-from ...runtime.layout import Layout, torch_overlap_status
+from ...runtime.layout import Layout, torch_overlap_status, torch_reads_overwritten
 from ..rules.aliasing import (
     leaf_inplace_message,
     overlapping_inplace_message,
+    unchecked_overlap_message,
     write_to_broadcast_view_message,
     write_to_copy_message,
 )
@@ -211,7 +212,8 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
                 return
 
     def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode) -> None:
-        """SC303: torch refuses an in-place op whose input partially overlaps its output."""
+        """SC303: torch refuses an in-place op whose input partially overlaps its output, or lets
+        it through unchecked and reads what it has already written."""
         if not isinstance(read, AbstractArray) or read.alias is None or \
                 written.library != "torch" or read.library != "torch" or \
                 self.dialect_for("torch").legacy:
@@ -220,11 +222,13 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         if a.storage is None or b.storage is None or a.storage.id != b.storage.id or \
                 a.layout is None or b.layout is None:
             return
-        if torch_overlap_status(a.layout, b.layout) != "partial":
-            return
-        self.report("SC303", node, overlapping_inplace_message(
-            format_shape(a.layout.shape), self.storage_name(a), format_shape(b.layout.shape)),
-            "RuntimeError")
+        status = torch_overlap_status(a.layout, b.layout)
+        shapes = (format_shape(a.layout.shape), self.storage_name(a),
+                  format_shape(b.layout.shape))
+        if status == "partial":
+            self.report("SC303", node, overlapping_inplace_message(*shapes), "RuntimeError")
+        elif status == "too_hard" and torch_reads_overwritten(a.layout, b.layout):
+            self.report("SC303", node, unchecked_overlap_message(*shapes))
 
     def check_write_target(self, target: AbstractArray, node: cst.CSTNode, op: str) -> None:
         """SC302: the written view is read-only, or reaches one element at several indices."""
