@@ -13,11 +13,13 @@ from typing import Any
 
 import libcst as cst
 
+from ...runtime import dtypes as rt_dtypes
 from ...runtime import ops as rt_ops
 from ...runtime.rules import indexing as rt_indexing
+from ...runtime.verdicts import ShapeError
 from ..values import AbstractArray, ConstValue, ModuleRef, TupleValue, Value
 from .alias_facts import compose, concrete, index_layout, replace
-from .operands import FAIL, array_arg, rule_index_items, to_arg
+from .operands import FAIL, array_arg, dtype_of, ndim_of, rule_index_items, to_arg
 
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
 NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
@@ -122,6 +124,7 @@ class CallEffects:
             out_node = next(a.value for a in node.args if a.keyword is not None
                             and a.keyword.value == "out")
             self.write(out, node, out_node, "out= write", tuple(args))
+            self.check_out_dtype(node, qualname, args, kwargs, out, out_node)
         if not isinstance(first, AbstractArray):
             grad = kwargs.get("requires_grad") == ConstValue(True) and qualname.startswith("torch.")
             return self.fresh(value, node, qualname.rsplit(".", 1)[-1], leaf_grad=grad,
@@ -152,6 +155,29 @@ class CallEffects:
             short = name.rsplit(".", 1)[-1]
             result = self.saved_for_backward(result, self.lookup(short, dialect), first, short)
         return result
+
+    def check_out_dtype(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
+                        out: AbstractArray, out_node: cst.CSTNode) -> None:
+        """SC202: a pointwise op's result must cast to out='s dtype (NumPy's same_kind rule;
+        torch refuses float into integer and anything into bool). Any other keyword (casting=,
+        dtype=, rounding_mode=) may change the result's dtype or the rule: not judged."""
+        if set(kwargs) != {"out"}:
+            return
+        library, _, name = qualname.partition(".")
+        dialect = self.dialect_for(library)
+        spec = self.lookup(("np." if library == "numpy" else "torch.") + name, dialect)
+        if spec is None or not spec.broadcasts or len(args) < 2:
+            return
+        a, b = args[0], args[1]
+        result = rt_dtypes.op_result_type(name, dtype_of(a), dtype_of(b), dialect, ndim_of(a),
+                                          ndim_of(b))
+        try:
+            rt_dtypes.inplace_dtype(out.dtype, result, op=name, dialect=dialect)
+        except ShapeError as err:
+            operands = [(v, n.value) for v, n in zip(args[:2], node.args) if isinstance(
+                v, AbstractArray)] + [(out, out_node)]
+            label = f"{'np' if library == 'numpy' else 'torch'}.{name} out="
+            self.report_error(err, node, operands, label, dialect, None)
 
     def by_view_kind(self, node: cst.CSTNode, spec: rt_ops.OpSpec, base: AbstractArray,
                      rest: list, kwargs: dict, value: Value, name: str,
