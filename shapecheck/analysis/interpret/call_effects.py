@@ -17,7 +17,7 @@ from ...runtime import dtypes as rt_dtypes
 from ...runtime import ops as rt_ops
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.verdicts import ShapeError
-from ..values import AbstractArray, ConstValue, ModuleRef, TupleValue, Value
+from ..values import AbstractArray, ConstValue, LayerValue, ModuleRef, TupleValue, Value
 from .alias_facts import compose, concrete, index_layout, replace
 from .operands import FAIL, array_arg, dtype_of, ndim_of, rule_index_items, to_arg
 
@@ -43,6 +43,11 @@ class CallEffects:
             return self.track_method(node, func.array, func.name, args, kwargs, value)
         if isinstance(func, ModuleRef) and func.library in ("numpy", "torch"):
             return self.track_library(node, func.qualname, args, kwargs, value)
+        if isinstance(func, LayerValue) and isinstance(value, AbstractArray) and not self.no_grad:
+            # A layer's output is computed from its weight, a leaf that requires grad.
+            weight = self.layer_parameter(node, func, "weight")
+            if isinstance(weight, AbstractArray):
+                return self.fresh(value, node, func.kind, operands=(weight, *args))
         return value
 
     def track_method(self, node: cst.Call, array: AbstractArray, name: str, args: list,

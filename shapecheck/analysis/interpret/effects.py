@@ -188,7 +188,8 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         if target.alias.view == "maybe" and writer_var is not None:
             self.maybe_writes[storage.id] = (node, writer_var)
         if storage.saved_by is not None:
-            self.saved_writes[storage.id] = (node, storage.saved_by)
+            # The first write after the save is the one that breaks backward.
+            self.saved_writes.setdefault(storage.id, (node, storage.saved_by))
         if storage.leaf_grad and not self.no_grad:
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
