@@ -2,8 +2,9 @@
 
 Derived from torch 2.13.0's derivatives.yaml by tools/autograd_saved.py: an op in
 SAVES_OUTPUT has a backward that reads its output; SAVED_INPUTS gives the positions of
-the tensor arguments its backward reads. An in-place write into either before
-backward() makes torch raise.
+the tensor arguments its backward reads when every input requires grad (torch saves an
+input only for the gradients it computes: x * w saves x only when w requires grad).
+An in-place write into a saved tensor before backward() makes torch raise.
 """
 
 SAVES_OUTPUT = frozenset({
