@@ -195,3 +195,43 @@ def test_an_unchecked_overlap_is_reported_only_where_real_torch_reads_what_it_wr
                     claimed += 1
                     assert wrong, (rows, cols, k, right, dtype)
     assert claimed >= 4  # the grid holds cases the rule does claim
+
+
+@pytest.mark.parametrize(("conversion", "shared"), [
+    ("np.asarray(a, dtype=np.float32)", True),
+    ("np.asarray(a, dtype=np.float64)", False),
+    ("np.asanyarray(a)", True),
+    ("np.array(a)", False),
+    ("torch.as_tensor(a)", True),
+    ("torch.as_tensor(a, dtype=torch.float32)", True),
+    ("torch.as_tensor(a, dtype=torch.float64)", False),
+    ("torch.from_numpy(a)", True),
+])
+def test_a_conversion_keeps_the_memory_exactly_when_the_dtype_is_already_right(conversion, shared):
+    pytest.importorskip("torch")
+    code = f"""
+    import numpy as np
+    import torch
+
+    a = np.zeros(3, dtype=np.float32)
+    b = {conversion}
+    a[0] = 5.0
+    seen = float(b[0])
+    """
+    assert codes(code) == ([(6, "SC304")] if shared else [])
+    assert run(code)["seen"] == (5.0 if shared else 0.0)
+
+
+def test_the_rows_unbind_gives_are_views_of_the_tensor():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    t = torch.zeros(3, 2)
+    first = t.unbind()[0]
+    kept = first
+    t.add_(1.0)
+    seen = float(kept[0])
+    """
+    assert codes(code) == [(6, "SC304")]
+    assert run(code)["seen"] == 1.0

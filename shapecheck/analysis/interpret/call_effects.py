@@ -19,7 +19,7 @@ from ...runtime.rules import indexing as rt_indexing
 from ...runtime.verdicts import ShapeError
 from ..values import AbstractArray, ConstValue, LayerValue, ModuleRef, TupleValue, Value
 from .alias_facts import compose, concrete, index_layout, replace
-from .operands import FAIL, array_arg, dtype_of, ndim_of, rule_index_items, to_arg
+from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, rule_index_items, to_arg
 
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
 NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
@@ -135,7 +135,9 @@ class CallEffects:
             return self.fresh(value, node, qualname.rsplit(".", 1)[-1], leaf_grad=grad,
                               operands=tuple(args))
         if qualname in SAME_STORAGE_CALLS:
-            kind = "maybe" if "dtype" in kwargs or len(args) > 1 else "same"
+            kind = self.conversion_kind(qualname, first, args, kwargs)
+            if kind == "none":
+                return self.fresh(value, node, "copy", operands=(first,))
             return self.as_view(value, first, kind)
         if qualname == "torch.from_numpy":
             return self.as_view(value, first, "view")
@@ -160,6 +162,21 @@ class CallEffects:
             short = name.rsplit(".", 1)[-1]
             result = self.saved_for_backward(result, self.lookup(short, dialect), first, short)
         return result
+
+    def conversion_kind(self, qualname: str, first: AbstractArray, args: list,
+                        kwargs: dict) -> str:
+        """``np.asarray(x, dtype)`` / ``torch.as_tensor(x, dtype)`` keep x's memory when the
+        dtype is x's own (or not given), and copy when it differs; other arguments (device,
+        order) leave it open."""
+        if set(kwargs) - {"dtype"} or len(args) > 2:
+            return "maybe"
+        dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        if dtype is None or dtype == ConstValue(None):
+            return "same"
+        target = dtype_from(dtype, qualname.partition(".")[0])
+        if target is None or first.dtype is None:
+            return "maybe"
+        return "same" if target == first.dtype else "none"
 
     def check_out_dtype(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                         out: AbstractArray, out_node: cst.CSTNode) -> None:

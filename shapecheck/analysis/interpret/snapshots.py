@@ -64,8 +64,10 @@ class Snapshots:
                 return True  # best = model.state_dict(), prev = w.numpy() read like snapshots
             with self.suppressed():
                 func = self.eval(source.func) if dotted_name(source.func) else None
-            return isinstance(func, ModuleRef) and canonical(func.qualname) in \
-                _CONVERSIONS and len(source.args) == 1
+            rest = source.args[1:]
+            return isinstance(func, ModuleRef) and canonical(func.qualname) in _CONVERSIONS and \
+                bool(source.args) and source.args[0].keyword is None and all(
+                    a.keyword is not None and a.keyword.value == "dtype" for a in rest)
         return False
 
     def note_read(self, value: Value, name: str, node: cst.CSTNode) -> None:
