@@ -235,3 +235,21 @@ def test_the_rows_unbind_gives_are_views_of_the_tensor():
     """
     assert codes(code) == [(6, "SC304")]
     assert run(code)["seen"] == 1.0
+
+
+def test_copy_copy_of_a_parameter_that_may_be_a_dict_is_a_new_container():
+    code = """
+    import copy
+
+    def add_library(name, sources, build_info):
+        build_info = copy.copy(build_info)
+        build_info["sources"] = sources
+        if "depends" not in build_info:
+            build_info["depends"] = []
+        return name, build_info
+    """
+    assert codes(code) == []
+    info = {"language": "c"}
+    env = run(code)
+    env["add_library"]("m", ["a.c"], info)
+    assert info == {"language": "c"}

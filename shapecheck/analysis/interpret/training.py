@@ -58,11 +58,13 @@ class Training:
     def shallow_copy(self, node: cst.CSTNode, value: Value) -> Value:
         """``copy.copy(x)``: numpy copies an array's data; torch makes a new tensor on the same
         storage; a dict or a module keeps the very same tensors."""
-        if isinstance(value, AbstractArray) and value.library == "numpy":
-            return self.deep_copy(node, value)
-        if isinstance(value, AbstractArray):
+        if not isinstance(value, AbstractArray):
+            return value
+        storage = value.alias.storage if value.alias is not None else None
+        if value.library == "torch" and storage is not None and storage.is_array:
             return self.as_view(value, value, "view")
-        return value
+        # A numpy array, or a parameter that may be a dict or a list: a new container.
+        return self.deep_copy(node, value)
 
     def deep_copy(self, node: cst.CSTNode, value: Value) -> Value:
         """``copy.deepcopy(x)``: new memory with x's shape."""
