@@ -161,11 +161,16 @@ STALE_ALIAS = RuleSpec(
     name="stale-alias",
     severity=Severity.WARNING,
     summary="A name bound to an alias or view of an array as if it were a copy (old = x, "
-            "prev = w[:], np.asarray(x), x.detach()); the array is then changed in place and the "
+            "prev = w[:], np.asarray(x), x.detach(), t.numpy(), copy.copy(t), "
+            "best = model.state_dict()); the array is then changed in place (by a write, "
+            "optimizer.step(), model.load_state_dict(), np.copyto, np.fill_diagonal...) and the "
             "alias is read afterwards, seeing the new values.",
-    why="Assignment never copies an array, and a full slice, np.asarray of an array or "
-        "detach() share memory. The classic x_old = x convergence check compares x with itself "
-        "once x is updated with -=, so the loop 'converges' at once or never.",
+    why="Assignment never copies an array, and a full slice, np.asarray of an array of that "
+        "dtype, detach(), .numpy(), torch.from_numpy and copy.copy of a tensor share memory; a "
+        "state_dict holds the model's own tensors. The classic x_old = x convergence check "
+        "compares x with itself once x is updated with -=, so the loop 'converges' at once or "
+        "never; an early-stopping loop that keeps best = model.state_dict() restores the last "
+        "weights, not the best.",
     bad=(Example("import numpy as np\n"
                  "x = np.ones(4)\n"
                  "for step in range(10):\n"
