@@ -43,16 +43,18 @@ def evaluate(model, batches):
 def init_known_words():
     model = Classifier()
     known = torch.tensor([3, 7, 11])
+    table = model.embed.weight
     with torch.no_grad():
-        model.embed.weight[known].zero_()  # expect: SC301
+        table[known].zero_()  # expect: SC301
     return model
 
 
 def init_known_words_fixed():
     model = Classifier()
     known = torch.tensor([3, 7, 11])
+    table = model.embed.weight
     with torch.no_grad():
-        model.embed.weight[known] = 0.0
+        table[known] = 0.0
     return model
 
 
