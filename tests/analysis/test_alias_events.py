@@ -241,11 +241,15 @@ def test_copy_copy_of_a_parameter_that_may_be_a_dict_is_a_new_container():
     code = """
     import copy
 
+    def fix_paths(info):
+        info["sources"] = [s.strip() for s in info["sources"]]
+
     def add_library(name, sources, build_info):
         build_info = copy.copy(build_info)
         build_info["sources"] = sources
         if "depends" not in build_info:
             build_info["depends"] = []
+        fix_paths(build_info)
         return name, build_info
     """
     assert codes(code) == []

@@ -35,8 +35,10 @@ class Snapshots:
             return value
         name = target.value
         # Only a certain array: `prev = n` of an int parameter is a copy of the number.
+        # A conversion that made new memory here (copy.copy of a numpy array, np.asarray of a
+        # list) is a copy indeed: nothing else holds it.
         if alias.view in ("base", "view") and alias.storage.is_array and \
-                self.looks_like_copy(source):
+                alias.storage.id != id(source) and self.looks_like_copy(source):
             alias = replace(alias, snapshot=f"{name} = {self.text(source)}", snapshot_node=target,
                             version=self.versions.get(alias.storage.id, 0), binder=name)
         else:
