@@ -322,3 +322,65 @@ def torch_overlap_status(written: Layout, read: Layout, same_object: bool = Fals
 def partial_overlap(written: Layout, read: Layout) -> Maybe:
     """torch's refusal: the written and read views are different, overlapping, dense views."""
     return torch_overlap_status(written, read) == "partial"
+
+
+# torch's CPU kernels walk an unchecked in-place op in increasing memory order of the output,
+# loading and storing a run of at most this many elements of the inner loop at a time (two
+# vectors of the widest lanes any supported CPU has, for the narrowest dtype).
+_TORCH_RUN = 64
+# Above this many elements torch splits the walk among threads, in no fixed order.
+_TORCH_GRAIN = 32768
+
+
+def torch_reads_overwritten(written: Layout, read: Layout) -> bool:
+    """torch lets an in-place op through unchecked ("too_hard" overlap), and some output element
+    reads an element an earlier run of the walk has already written: the result is not the
+    buffered one NumPy gives (``a[:, 1:] = a[:, :-1]`` smears the first column along each row).
+
+    Only the case that is certain whatever the vector width: same shapes, no repeated element,
+    positive strides, one thread. A read written within the same run may or may not be loaded
+    before the store (``a[:, 1:] = a[:, :-1]`` of 17 float32 columns comes out right)."""
+    if written.shape != read.shape or written.numel == 0 or written.numel > _TORCH_GRAIN:
+        return False
+    if any(st <= 0 and sz > 1 for layout in (written, read)
+           for sz, st in zip(layout.shape, layout.strides)):
+        return False
+    if written.has_repeated_elements() or read.has_repeated_elements():
+        return False
+    # TensorIterator's order: dims by the output's stride, innermost first, then adjacent dims
+    # that both operands step through evenly are merged into one.
+    dims = sorted((d for d in range(len(written.shape)) if written.shape[d] > 1),
+                  key=lambda d: written.strides[d])
+    loops: list[list[int]] = []
+    for d in dims:
+        if loops:
+            inner = loops[-1]
+            size = int(np.prod([written.shape[i] for i in inner]))
+            if all(layout.strides[d] == layout.strides[inner[0]] * size
+                   for layout in (written, read)):
+                inner.append(d)
+                continue
+        loops.append([d])
+    if not loops:
+        return False
+    inner = loops[0]
+    inner_size = int(np.prod([written.shape[i] for i in inner]))
+    # The walk position of every element, in the arrays' own index order.
+    position = np.zeros(written.shape, dtype=np.int64)
+    scale = 1
+    for d in dims:  # innermost first: it moves fastest
+        shape = [1] * len(written.shape)
+        shape[d] = written.shape[d]
+        position = position + np.arange(written.shape[d]).reshape(shape) * scale
+        scale *= written.shape[d]
+    position = position.reshape(-1)
+    # The walk visits dims innermost first, so its position splits into (row, place in row).
+    run = (position // inner_size) * (inner_size // _TORCH_RUN + 1) + \
+        (position % inner_size) // _TORCH_RUN
+    out_addresses, in_addresses = written.addresses(), read.addresses()
+    order = np.argsort(out_addresses)
+    sorted_addresses = out_addresses[order]
+    at = np.clip(np.searchsorted(sorted_addresses, in_addresses), 0, len(order) - 1)
+    hit = sorted_addresses[at] == in_addresses
+    writer_run = run[order[at]]
+    return bool(np.any(hit & (writer_run < run)))

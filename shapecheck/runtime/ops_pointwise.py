@@ -18,6 +18,7 @@ from .arguments import is_array as _is_array
 from .arguments import ndim_of as _ndim
 from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
+from .autograd_saved import saves_output
 from .dialects import Dialect
 from .ops_structure import where_one_rule
 from .optable import add_op as _add
@@ -71,10 +72,6 @@ _FUNCTIONAL_SHAPE_KEEPING = ("relu", "relu6", "gelu", "silu", "softplus", "elu",
 # Tensor methods that convert dtype or device: the tensor itself when nothing changes.
 _TORCH_CONVERSIONS = ("float", "double", "half", "long", "int", "bool", "short", "bfloat16", "byte",
                       "char", "cpu", "cuda")
-# Ops whose backward reads their own output, so autograd saves it (checked against torch in
-# the tests): an in-place write into that output breaks backward.
-_SAVES_OUTPUT = frozenset({"sigmoid", "tanh", "exp", "relu", "softmax", "log_softmax", "sqrt",
-                           "rsqrt", "exp2", "expm1"})
 
 
 def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
@@ -286,13 +283,13 @@ def _register_pointwise() -> None:
         _add(f"np.{name}", "numpy", _identity_rule)
     _add("np.negative", "numpy", _identity_rule)
     for name in _TORCH_UNARY:
-        saves = name in _SAVES_OUTPUT
+        saves = saves_output(name)
         _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves)
         _add(name, "torch", _identity_rule, saves_output=saves)
         _add(f"{name}_", "torch", _identity_rule, inplace=True)
     for name in _TORCH_SHAPE_KEEPING:
-        _add(f"torch.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
-        _add(name, "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+        _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves_output(name))
+        _add(name, "torch", _identity_rule, saves_output=saves_output(name))
     for name in _NUMPY_PREDICATES:
         _add(f"np.{name}", "numpy", _identity_rule)
     for name in ("conj", "conjugate"):
@@ -301,7 +298,7 @@ def _register_pointwise() -> None:
         _add(f"torch.{name}", "torch", _identity_rule)
         _add(name, "torch", _identity_rule)
     for name in _FUNCTIONAL_SHAPE_KEEPING:
-        _add(f"F.{name}", "torch", _identity_rule, saves_output=name in _SAVES_OUTPUT)
+        _add(f"F.{name}", "torch", _identity_rule, saves_output=saves_output(name))
     for name in _TORCH_CONVERSIONS:
         _add(name, "torch", _identity_rule, view_kind="same")
     for name in ("np.clip", "clip"):

@@ -324,7 +324,7 @@ class Calls:
         if qualname == "copy.deepcopy" and args:
             return self.deep_copy(node, args[0])
         if qualname == "copy.copy" and args:
-            return args[0]  # a shallow copy: a dict of the same tensors
+            return self.shallow_copy(node, args[0])
         if qualname.startswith("torch.optim.") and name.rsplit(".", 1)[-1][:1].isupper():
             return self.optimizer(args, kwargs)
         if qualname.startswith("torch.nn.init.") and qualname.endswith("_") and arg_nodes:

@@ -111,12 +111,15 @@ OVERLAPPING_INPLACE = RuleSpec(
     name="overlapping-inplace",
     severity=Severity.ERROR,
     summary="An in-place torch op whose input is a different, overlapping view of the memory it "
-            "writes: a[1:] = a[:-1], m += m.T, x.add_(x.t()), x.sub_(x[0]).",
+            "writes: a[1:] = a[:-1], m += m.T, x.add_(x.t()), x.sub_(x[0]), "
+            "a[:, 1:] = a[:, :-1].",
     why="The op would read elements it has already overwritten, so the result would depend on "
-        "the order of the loop. torch refuses (\"unsupported operation: some elements of the "
-        "input tensor and the written-to tensor refer to a single memory location\"). NumPy "
-        "detects the overlap and copies the input first, so NumPy code is not reported. "
-        "The very same view (x += x) is fine.",
+        "the order of the loop. When both views are dense torch refuses (\"unsupported "
+        "operation: some elements of the input tensor and the written-to tensor refer to a "
+        "single memory location\"); when they are not (a[:, 1:] = a[:, :-1]) it does not check, "
+        "walks memory in order and silently reads what it has just written. NumPy detects the "
+        "overlap and copies the input first, so NumPy code is not reported. The very same view "
+        "(x += x) is fine.",
     bad=(Example("import torch\n"
                  "a = torch.arange(5.0)\n"
                  "a[1:] = a[:-1]  # error: SC303\n", library="torch"),
@@ -125,7 +128,12 @@ OVERLAPPING_INPLACE = RuleSpec(
                  "m += m.T  # error: SC303\n", library="torch"),
          Example("import torch\n"
                  "x = torch.ones(3, 3)\n"
-                 "x.add_(x.t())  # error: SC303\n", library="torch")),
+                 "x.add_(x.t())  # error: SC303\n", library="torch"),
+         Example("import torch\n"
+                 "a = torch.arange(200.0).reshape(2, 100)\n"
+                 "a[:, 1:] = a[:, :-1]  # error: SC303\n"
+                 "assert a[0, 1:].tolist() != torch.arange(99.0).tolist()  # not shifted\n",
+                 library="torch")),
     good=(Example("import torch\n"
                   "a = torch.arange(5.0)\n"
                   "a[1:] = a[:-1].clone()\n"
@@ -134,7 +142,10 @@ OVERLAPPING_INPLACE = RuleSpec(
                   "m += m\n"
                   "b = torch.arange(2.0)\n"
                   "b[1:] = b[:-1]\n"
-                  "assert a.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0] and b.tolist() == [0.0, 0.0]\n",
+                  "c = torch.arange(200.0).reshape(2, 100)\n"
+                  "c[:, :-1] = c[:, 1:]\n"
+                  "assert a.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0] and b.tolist() == [0.0, 0.0]\n"
+                  "assert c[0, :-1].tolist() == torch.arange(1.0, 100.0).tolist()\n",
                   library="torch"),
           Example("import numpy as np\n"
                   "a = np.arange(5.0)\n"
@@ -150,11 +161,16 @@ STALE_ALIAS = RuleSpec(
     name="stale-alias",
     severity=Severity.WARNING,
     summary="A name bound to an alias or view of an array as if it were a copy (old = x, "
-            "prev = w[:], np.asarray(x), x.detach()); the array is then changed in place and the "
+            "prev = w[:], np.asarray(x), x.detach(), t.numpy(), copy.copy(t), "
+            "best = model.state_dict()); the array is then changed in place (by a write, "
+            "optimizer.step(), model.load_state_dict(), np.copyto, np.fill_diagonal...) and the "
             "alias is read afterwards, seeing the new values.",
-    why="Assignment never copies an array, and a full slice, np.asarray of an array or "
-        "detach() share memory. The classic x_old = x convergence check compares x with itself "
-        "once x is updated with -=, so the loop 'converges' at once or never.",
+    why="Assignment never copies an array, and a full slice, np.asarray of an array of that "
+        "dtype, detach(), .numpy(), torch.from_numpy and copy.copy of a tensor share memory; a "
+        "state_dict holds the model's own tensors. The classic x_old = x convergence check "
+        "compares x with itself once x is updated with -=, so the loop 'converges' at once or "
+        "never; an early-stopping loop that keeps best = model.state_dict() restores the last "
+        "weights, not the best.",
     bad=(Example("import numpy as np\n"
                  "x = np.ones(4)\n"
                  "for step in range(10):\n"
@@ -365,6 +381,14 @@ def overlapping_inplace_message(written: str, name: str, read: str) -> str:
             f"{read} of the same memory: torch raises \"unsupported operation: some elements of "
             "the input tensor and the written-to tensor refer to a single memory location\"; "
             ".clone() the input")
+
+
+def unchecked_overlap_message(written: str, name: str, read: str) -> str:
+    """SC303: torch does not check this overlap, and its walk reads elements already written."""
+    return (f"in-place write into {written} view of {name!r} reads an overlapping different view "
+            f"{read} of the same memory: torch does not check this layout and walks memory in "
+            "order, reading elements it has already overwritten (NumPy would copy the input "
+            "first); .clone() the input")
 
 
 def write_to_copy_message(op: str, copy: str, base: str) -> str:

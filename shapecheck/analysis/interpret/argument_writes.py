@@ -1,0 +1,125 @@
+"""SC305: a function writes its caller's array in place and the caller reads it afterwards.
+
+The standalone analysis of a function records which parameters it writes (``param_writes``,
+keyed by the parameter's storage); at each call the caller's argument counts as written there,
+and the write is pending (flow state) until the array is read under a name bound before the
+call. Functions that say they work in place, procedures that return nothing, calls used as
+statements and buffers made by allocators are exempt (``contracts.py``); a parameter passed on
+to such a callee passes the write on to our own caller. A parameter nothing is known of
+becomes, for its aliasing only, an array of unknown rank in the caller's memory
+(``Functions.caller_owned``; ``Storage.is_array`` False).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..rules.aliasing import argument_mutation_message
+from ..values import AbstractArray, Alias, BoundMethod, InstanceValue, TupleValue, Value
+from .contracts import mutation_is_documented, returns_value
+
+
+class ArgumentWrites:
+    """Writes a call makes into its caller's arrays, and the reads that come after."""
+
+    def bind_call_result(self, name: str, value: Value, source: cst.CSTNode) -> None:
+        """``data = scale(data)``: the caller takes the written array back from the call, so
+        reading it through this name is reading the result it asked for."""
+        alias = value.alias if isinstance(value, AbstractArray) else None
+        if alias is None or alias.storage is None:
+            return
+        pending = self.pending_calls.get(alias.storage.id)
+        if pending is not None and pending[0] is source:
+            self.pending_calls[alias.storage.id] = pending[:4] + (pending[4] | {name},)
+
+    def note_argument_read(self, alias: Alias, name: str, node: cst.CSTNode) -> None:
+        """SC305: a callee wrote this array in place, and the caller reads it now (under a
+        name bound before the call, not to the call's result)."""
+        pending = self.pending_calls.get(alias.storage.id)
+        if pending is None or name in pending[4]:
+            return
+        del self.pending_calls[alias.storage.id]
+        call, (inplace_node, chain), callee, _param, _ = pending
+        inplace_line = self.line(inplace_node)
+        # One finding per cause, where the caller can act: at the call, naming the write.
+        self.report("SC305", call, argument_mutation_message(
+            callee, chain, name, inplace_line, self.line(node)),
+            related=((self.path, inplace_line),))
+
+    def track_argument_writes(self, node: cst.Call, func: Value, args: list,
+                              kwargs: dict) -> None:
+        """A user function that writes a parameter in place writes the caller's argument.
+
+        Which parameters a function writes comes from its standalone analysis, where each
+        parameter is the caller's memory (``Functions.caller_owned``). SC305 is kept for
+        calls whose result is used, to functions that return something and do not say they
+        work in place, with arrays that are not buffers made to be filled.
+        """
+        function = func.function if isinstance(func, BoundMethod) else func
+        positional = [func.self_value] + list(args) if isinstance(func, BoundMethod) else args
+        definition = function.node
+        if not isinstance(definition, cst.FunctionDef):
+            return
+        params = list(definition.params.posonly_params) + list(definition.params.params)
+        for index, param in enumerate(params):
+            inplace = self.param_writes.get(id(param))
+            if inplace is None:
+                continue
+            arg = positional[index] if index < len(positional) else kwargs.get(param.name.value)
+            alias = arg.alias if isinstance(arg, AbstractArray) else None
+            if alias is None or alias.storage is None or alias.view == "maybe":
+                continue
+            storage = alias.storage
+            if storage.param is not None:
+                # Our own parameter passed on: the callee's write reaches our caller.
+                self.param_writes.setdefault(storage.id, (inplace[0],
+                                                          (function.name,) + inplace[1]))
+            if not storage.is_array:
+                continue
+            version = self.versions.get(storage.id, 0) + 1
+            self.versions[storage.id] = version
+            self.writes[storage.id] = self.writes.get(storage.id, ()) + (
+                (version, f"{function.name}()", None, node),)
+            if not mutation_is_documented(definition, param.name.value) and \
+                    id(node) not in self.statement_calls and \
+                    storage.id not in self.workspaces and returns_value(definition):
+                self.pending_calls[storage.id] = (node, inplace, function.name, param.name.value,
+                                                  frozenset())
+
+    def replay_writes(self, values: list, replay: tuple) -> None:
+        """A cached call's writes into its caller's arrays, made again on this call's arrays."""
+        reachable = storage_paths(values)
+        done: set[int] = set()
+        for path, entries in replay:
+            sid = reachable.get(path)
+            if sid is None or sid in done:
+                continue
+            done.add(sid)
+            for _, writer, layout, write_node in entries:
+                version = self.versions.get(sid, 0) + 1
+                self.versions[sid] = version
+                self.writes[sid] = self.writes.get(sid, ()) + ((version, writer, layout,
+                                                                write_node),)
+
+
+def storage_paths(values: list) -> dict[tuple, int]:
+    """The storage of every array reachable from call arguments, by its path (argument index,
+    then attribute names or tuple positions), so two calls with different arrays in the same
+    places can be matched."""
+    found: dict[tuple, int] = {}
+
+    def walk(value: Value, path: tuple, seen: set) -> None:
+        if isinstance(value, AbstractArray):
+            if value.alias is not None and value.alias.storage is not None:
+                found.setdefault(path, value.alias.storage.id)
+        elif isinstance(value, InstanceValue) and id(value) not in seen:
+            seen.add(id(value))
+            for name, item in value.attrs.items():
+                walk(item, path + (name,), seen)
+        elif isinstance(value, TupleValue):
+            for i, item in enumerate(value.items):
+                walk(item, path + (i,), seen)
+
+    for index, value in enumerate(values):
+        walk(value, (index,), set())
+    return found
