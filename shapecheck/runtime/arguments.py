@@ -87,6 +87,11 @@ def kw(kwargs: dict, *names: str, default: Any = None) -> Any:
     return default
 
 
+def arg(args: tuple, i: int, kwargs: dict, *names: str, default: Any = None) -> Any:
+    """Argument i of the call, positional or by one of its keyword names."""
+    return args[i] if len(args) > i else kw(kwargs, *names, default=default)
+
+
 def index_items(key: Any) -> tuple:
     """A Python index (int or symbolic int, slice, None, ..., list, ArrayArg, or a tuple of
     them) as rule items."""

@@ -20,6 +20,7 @@ from typing import Any
 from . import dtypes
 from .arguments import dtype_of as _dtype
 from .arguments import is_array as _is_array
+from .arguments import arg as _arg
 from .arguments import kw as _kw
 from .arguments import shape_of as _shape
 from .dialects import Dialect
@@ -33,10 +34,6 @@ _reductions = importlib.import_module(".rules.reductions", __package__)
 
 INDEX = "int64"
 
-
-def _arg(args: tuple, i: int, kwargs: dict, *names: str, default: Any = None) -> Any:
-    """Argument i of the call, positional or by one of its keyword names."""
-    return args[i] if len(args) > i else _kw(kwargs, *names, default=default)
 
 
 def _as_axis(value: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 from . import dtypes
 from .arguments import dtype_of as _dtype
 from .arguments import is_array as _is_array
+from .arguments import arg as _arg
 from .arguments import kw as _kw
 from .arguments import shape_of as _shape
 from .arguments import size_args
@@ -36,9 +37,6 @@ _splits = importlib.import_module(".rules.splits", __package__)
 
 INDEX = "int64"
 
-
-def _arg(args: tuple, i: int, kwargs: dict, *names: str, default: Any = None) -> Any:
-    return args[i] if len(args) > i else _kw(kwargs, *names, default=default)
 
 
 def _index_dtype(*args: Any, dialect: Dialect, **kwargs: Any) -> Any:
