@@ -15,10 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from . import dtypes
+from .arguments import arg as _arg
 from .arguments import dtype_of as _dtype
 from .arguments import is_array as _is_array
-from .arguments import arg as _arg
-from .arguments import kw as _kw
 from .arguments import shape_of as _shape
 from .arguments import size_args
 from .creation import ARRAY, Created, creation
