@@ -56,6 +56,27 @@ def _state_shapes(value: Value, pair: bool):
     return shapes if pair else shapes[0]
 
 
+# Layers whose forward reads more than one input (masks, states, indices, offsets); the
+# runtime's rule takes them all.
+SEVERAL_INPUTS = frozenset({
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerDecoder", "Transformer", "RNNCell", "LSTMCell", "GRUCell",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "EmbeddingBag",
+})
+
+
+def _layer_input(value: Value):
+    """An input or keyword of a layer call as its forward rule takes it; FAIL when unknown."""
+    if isinstance(value, AbstractArray):
+        return tuple(value.shape) if value.shape is not None else FAIL
+    if isinstance(value, TupleValue):
+        items = tuple(_layer_input(v) for v in value.items)
+        return FAIL if FAIL in items else items
+    if isinstance(value, (IntValue, ConstValue)):
+        return value.value
+    return FAIL
+
+
 def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
     return func.owner is cls
 
@@ -227,6 +248,8 @@ class Modules:
             return value
         if not args or not isinstance(args[0], AbstractArray):
             return UNKNOWN_VALUE
+        if layer.kind in SEVERAL_INPUTS:
+            return self.call_layer_with_inputs(node, layer, args, kwargs, arg_nodes)
         x = args[0]
         origin = self.origin(node)
         # An embedding looks rows up in its float weight: the output is float, whatever the ids.
@@ -289,6 +312,41 @@ class Modules:
                 return AbstractArray(None, dtype, "torch", origin)
             return AbstractArray(None, dtype, "torch", origin, tail=tuple(result.shape[1:]))
         return AbstractArray(result.shape, dtype, "torch", origin)
+
+    def call_layer_with_inputs(self, node, layer: LayerValue, args: list, kwargs: dict,
+                               arg_nodes: list) -> Value:
+        """``attn(q, k, v, key_padding_mask=m)``, ``cell(x, (h, c))``, ``unpool(x, idx)``: every
+        input and keyword handed to the runtime's forward rule; unknown unless all are known."""
+        inputs = [_layer_input(v) for v in args]
+        options = {k: _layer_input(v) for k, v in kwargs.items()}
+        if FAIL in inputs or FAIL in options.values():
+            return UNKNOWN_VALUE
+        try:
+            built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
+                                {k: _runtime_arg(v) for k, v in layer.kwargs})
+        except Exception:
+            built = None
+        if built is None:
+            return UNKNOWN_VALUE
+        x = args[0]
+        try:
+            result = built.forward(*inputs, **options)
+        except ShapeError as err:
+            if err.kind != "dtype":
+                operands = [(v, n) for v, n in zip(args, arg_nodes) if isinstance(v, AbstractArray)]
+                self.report_error(err, node, operands, f"nn.{layer.kind}",
+                                  self.dialect_for("torch"), None)
+            return UNKNOWN_VALUE
+        except Exception:
+            return UNKNOWN_VALUE  # arguments the rule does not take: unknown, not a finding
+        if result is None:
+            return UNKNOWN_VALUE
+        dtype = "float32" if layer.kind == "EmbeddingBag" else x.dtype
+        origin = self.origin(node)
+        outputs = tuple(ConstValue(None) if shape is None else
+                        AbstractArray(tuple(shape), dtype, "torch", origin)
+                        for shape in result.outputs)
+        return outputs[0] if len(outputs) == 1 else TupleValue(outputs)
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,
                     node: cst.CSTNode | None = None) -> Value:
