@@ -102,3 +102,26 @@ def test_running_statistics_updated_in_place_are_by_design():
     assert codes(code) == []
     renamed = code.replace("running_mean", "stats").replace("running_var", "spread")
     assert [c for _, c in codes(renamed)] == ["SC305"]  # one finding at the call
+
+
+def test_a_maybe_view_read_again_under_a_callees_name_is_not_its_base():
+    # transformers sew_d: out = conv(x).permute(0, 2, 1).contiguous(); out.masked_fill_(...);
+    # then self.dropout(out) reads out as its parameter x: the written result, not the conv's.
+    code = """
+import torch
+from torch import nn
+
+def passthrough(x):
+    return x
+
+class ConvLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 8, 3, padding=1)
+
+    def forward(self, hidden_states, mask):
+        out = self.conv(hidden_states.permute(0, 2, 1).contiguous()).permute(0, 2, 1).contiguous()
+        out.masked_fill_(mask, 0)
+        return passthrough(out)
+"""
+    assert codes(code) == []

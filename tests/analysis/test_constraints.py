@@ -381,3 +381,14 @@ def test_torch_einsum_takes_its_operands_as_one_list():
     k = torch.ones(2, 3, 7, 4)
     s = torch.einsum("bhlk,bhtk->bhlt", [q, k])
     """) == [(6, "SC106")]
+
+
+def test_new_full_with_a_tuple_of_unknown_sizes_keeps_their_number():
+    # transformers longformer: inputs_embeds.new_full((batch_size, padding_len), ...) is 2-D.
+    assert codes("""
+    import torch
+
+    def pad_ids(inputs_embeds, batch_size, padding_len, pad):
+        ids = inputs_embeds.new_full((batch_size, padding_len), pad, dtype=torch.long)
+        return torch.cumsum(ids, dim=1)
+    """) == []

@@ -85,6 +85,11 @@ def _math_result(name: str, args: list) -> Value:
 _NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 
 
+def _sizes_of(sizes: TupleValue) -> tuple:
+    """``(batch_size, 4)`` as sizes, the ones nobody knows unknown."""
+    return tuple(item.value if isinstance(item, IntValue) else UNKNOWN for item in sizes.items)
+
+
 class Calls:
     def expr_Call(self, node: cst.Call) -> Value:
         func = self.eval(node.func)
@@ -581,7 +586,10 @@ class Calls:
                     return reduced
             if self.lookup(name, dialect) is None and not self.is_array_op(name):
                 return UNKNOWN_VALUE
-            sized = tuple(UNKNOWN if a is FAIL and len(conv_args) > 1 else a for a in conv_args)
+            # A size nobody knows is an unknown dim; a tuple of sizes keeps its length.
+            sized = tuple(_sizes_of(value) if a is FAIL and isinstance(value, TupleValue) else
+                          UNKNOWN if a is FAIL and len(conv_args) > 1 else a
+                          for a, value in zip(conv_args, args))
             shapes = {None if FAIL in sized else self.shape_from_arguments(
                 name, sized, self.dialect_for(lib)) for lib in libraries}
             return AbstractArray(shapes.pop() if len(shapes) == 1 else None, dtype, array.library,
