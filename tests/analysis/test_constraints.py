@@ -392,3 +392,31 @@ def test_new_full_with_a_tuple_of_unknown_sizes_keeps_their_number():
         ids = inputs_embeds.new_full((batch_size, padding_len), pad, dtype=torch.long)
         return torch.cumsum(ids, dim=1)
     """) == []
+
+
+def test_three_scipy_shapes_the_analyzer_must_not_invent():
+    # scipy stats: np.array(parameters.table) of a test's parameter set is a table, not an int;
+    # optimize shgo: self.f_maps = [] in __init__ is filled by other methods before sorting;
+    # stats censored data: predicates and all() answer booleans, and an inferred dtype is no
+    # ground for an error.
+    assert codes("""
+    import numpy as np
+
+    def test(parameters):
+        table = np.array(parameters.table)
+        return table[0].sum(), table[:, 0].sum()
+
+    class Pool:
+        def __init__(self):
+            self.f_maps = []
+
+        def sort(self):
+            self.f_maps = np.array(self.f_maps)
+            return np.argsort(self.f_maps)[0]
+
+    def masks(interval):
+        if interval is None:
+            interval = np.empty((0, 2))
+        uncensored = interval[:, 0] == interval[:, 1]
+        return np.isfinite(interval).all(axis=1) & ~uncensored
+    """) == []

@@ -126,6 +126,17 @@ def _op_label(op: str) -> str:
 _NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 
 
+def _names_a_config(name: str) -> bool:
+    """``config``, ``cfg``, ``args``, ``model_config``: a parameter named as a configuration
+    object, whose fields are settings. (``parameters.table`` of a test's parameter set is an
+    array, and nothing says otherwise but its name.)"""
+    lowered = name.lower()
+    return lowered in _CONFIG_NAMES or lowered.endswith(("config", "cfg", "conf"))
+
+
+_CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "settings"})
+
+
 class Expressions:
     coverage = None  # a CoverageRecorder (analysis/coverage.py) when shape coverage is asked for
 
@@ -369,7 +380,11 @@ class Expressions:
             return self.array_attribute(node, base, name)
         if isinstance(base, InstanceValue):
             if name in base.attrs:
-                return base.attrs[name]
+                value = base.attrs[name]
+                if isinstance(value, TupleValue) and value.is_list and not value.items:
+                    # self.f_maps = [] in __init__, filled by other methods: not empty here.
+                    return UNKNOWN_VALUE
+                return value
             if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
                 return ModuleMethod(base, name)
             member = base.cls.members.get(name)
@@ -431,6 +446,7 @@ class Expressions:
         alias = array.alias
         if not (array.maybe_not_array and array.shape is None and alias.view == "base"
                 and alias.storage.param is not None and not name.startswith("_")
+                and _names_a_config(alias.storage.name)
                 and name not in _NDARRAY_MEMBERS and name not in TENSOR_MEMBERS
                 and not self.is_array_op(name)):
             return None
