@@ -199,7 +199,11 @@ class CallEffects:
             operands = [(v, n.value) for v, n in zip(args[:2], node.args) if isinstance(
                 v, AbstractArray)] + [(out, out_node)]
             label = f"{'np' if library == 'numpy' else 'torch'}.{name} out="
-            self.report_error(err, node, operands, label, dialect, None)
+            saved, self.out_call = self.out_call, True  # a write into out='s stated dtype
+            try:
+                self.report_error(err, node, operands, label, dialect, None)
+            finally:
+                self.out_call = saved
 
     def by_view_kind(self, node: cst.CSTNode, spec: rt_ops.OpSpec, base: AbstractArray,
                      rest: list, kwargs: dict, value: Value, name: str,
