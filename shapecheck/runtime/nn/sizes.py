@@ -42,7 +42,9 @@ for _n in (1, 2, 3):
     for _kind in (f"MaxPool{_n}d", f"AvgPool{_n}d", f"AdaptiveAvgPool{_n}d",
                   f"AdaptiveMaxPool{_n}d", f"LPPool{_n}d", f"Dropout{_n}d"):
         BATCHED_INPUT[_kind] = _spatial(_n, None)
-    BATCHED_INPUT[f"InstanceNorm{_n}d"] = _spatial(_n, "num_features")
+    # Without affine parameters or running statistics torch does not check num_features
+    # (it warns): the width is no fact about the input.
+    BATCHED_INPUT[f"InstanceNorm{_n}d"] = _spatial(_n, None)
 for _n in (2, 3):
     BATCHED_INPUT[f"BatchNorm{_n}d"] = _spatial(_n, "num_features")
 for _kind in ("RNN", "GRU", "LSTM"):

@@ -1,0 +1,58 @@
+"""runtime/nn/sizes.py against real torch: each layer listed takes a batched input of the
+listed rank with its features where the table says, and refuses them elsewhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from shapecheck.runtime.nn import build
+from shapecheck.runtime.nn.sizes import BATCHED_INPUT, SIZE_ARGUMENTS, trailing_features
+
+torch = pytest.importorskip("torch")
+
+# Constructor arguments for each kind the table lists (features 4, small kernels).
+ARGS = {"Conv": (4, 6, 1), "ConvTranspose": (4, 6, 1), "MaxPool": (1,), "AvgPool": (1,),
+        "AdaptiveAvgPool": (2,), "AdaptiveMaxPool": (2,), "LPPool": (2, 1), "Dropout": (),
+        "InstanceNorm": (4,), "BatchNorm": (4,), "RNN": (4, 5), "GRU": (4, 5), "LSTM": (4, 5)}
+
+
+def _args(kind: str) -> tuple:
+    return ARGS[kind.rstrip("123d") if kind[-2:-1].isdigit() else kind]
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in BATCHED_INPUT if hasattr(torch.nn, k)))
+def test_each_layer_takes_the_batched_rank_with_its_features_in_place(kind):
+    expected = BATCHED_INPUT[kind]
+    layer = getattr(torch.nn, kind)(*_args(kind)).eval()
+    shape = [2] + [3] * (expected.rank - 1)
+    if expected.feature_dim is not None:
+        shape[expected.feature_dim] = 4
+    with torch.no_grad():
+        layer(torch.ones(*shape))  # runs: the rank and the feature dim are the layer's own
+    if expected.feature_dim is not None:
+        wrong = list(shape)
+        wrong[expected.feature_dim] = 7
+        with pytest.raises((RuntimeError, ValueError)):
+            layer(torch.ones(*wrong))
+        # The table names the constructor argument that holds the features.
+        built = build(kind, _args(kind), {})
+        assert built[expected.feature_argument] == 4
+
+
+def test_trailing_features_are_what_linear_and_layer_norm_read():
+    for kind, args, trailing in (("Linear", (4, 6), (4,)), ("LayerNorm", ((3, 4),), (3, 4)),
+                                 ("RMSNorm", ((4,),), (4,))):
+        built = build(kind, args, {})
+        assert trailing_features(built) == trailing
+        layer = getattr(torch.nn, kind)(*args)
+        layer(torch.ones(5, 2, *trailing))  # any leading dims
+    assert trailing_features(build("Conv2d", (4, 6, 1), {})) is None
+
+
+def test_size_arguments_are_int_parameters_of_torch_layers():
+    import inspect
+    names = set()
+    for kind in ("Conv2d", "Linear", "Bilinear", "BatchNorm2d", "GroupNorm", "Embedding", "LSTM",
+                 "MultiheadAttention", "TransformerEncoderLayer"):
+        names |= set(inspect.signature(getattr(torch.nn, kind)).parameters)
+    assert SIZE_ARGUMENTS - {"input_size", "hidden_size", "proj_size"} <= names
