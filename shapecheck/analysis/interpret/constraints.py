@@ -309,16 +309,10 @@ class Constraints:
             dims[rank - len(current.tail):] = current.tail
         return self.refine_array(current, holder, tuple(dims))
 
-    def refine_tail(self, current: AbstractArray, holder: cst.BaseExpression,
-                    tail: tuple) -> AbstractArray:
+    def refine_tail(self, current: AbstractArray, tail: tuple) -> AbstractArray:
         """``self.fc(x)`` with x of unknown rank: x ends in the Linear's in_features from here
         on (the call fails otherwise), and so does every name of this scope that holds it."""
-        refined = replace(current, tail=tuple(tail))
-        scope = self.frame.scope
-        for name, value in list(scope.vars.items()):
-            if value is current:
-                scope.vars[name] = refined
-        return refined
+        return self.rebind_holders(current, lambda value: replace(value, tail=tuple(tail)))
 
     def refined_text(self, holder: cst.BaseExpression) -> str:
         """``x.shape`` for the dims of the first array of unknown rank refined under the name x
@@ -337,9 +331,6 @@ class Constraints:
                      settles_library: bool = True) -> AbstractArray:
         """``current`` (of unknown rank) has ``dims`` from here on, and so has every name of
         this scope that holds it."""
-        storage = current.alias.storage if current.alias is not None and \
-            current.alias.view == "base" else None
-
         def refine(value: AbstractArray) -> AbstractArray:
             alias = value.alias
             if settles_library and alias is not None and alias.storage is not None and \
@@ -348,16 +339,23 @@ class Constraints:
                 alias = replace(alias, storage=replace(alias.storage, is_array=True))
             return replace(value, shape=dims, tail=(), library=library, alias=alias)
 
-        refined = refine(current)
+        refined = self.rebind_holders(current, refine)
+        if self.coverage is not None:
+            self.coverage.record(holder, refined)
+        return refined
+
+    def rebind_holders(self, current: AbstractArray, refine) -> AbstractArray:
+        """Every name of this scope that holds ``current`` (or the same base storage, still of
+        unknown rank: ``identity = x``) holds ``refine`` of it from here on."""
+        storage = current.alias.storage if current.alias is not None and \
+            current.alias.view == "base" else None
         scope = self.frame.scope
         for name, value in list(scope.vars.items()):
             if value is current or storage is not None and isinstance(value, AbstractArray) \
                     and value.shape is None and value.alias is not None and \
                     value.alias.storage == storage and value.alias.view == "base":
                 scope.vars[name] = refine(value)
-        if self.coverage is not None:
-            self.coverage.record(holder, refined)
-        return refined
+        return refine(current)
 
     def symbol_roots(self, name: str, seen: frozenset = frozenset()) -> frozenset:
         """Where a named dim comes from in the end: the array whose shape named it (or the

@@ -284,8 +284,7 @@ class Modules:
             # Any rank, the trailing dims the layer reads: (*, in_features) for a Linear. The
             # input's known trailing dims are checked; else the layer says what they are.
             if len(x.tail) < len(trailing):
-                x = self.refine_tail(x, arg_nodes[0] if arg_nodes else node,
-                                     x.tail if x.tail else trailing)
+                x = self.refine_tail(x, x.tail if x.tail else trailing)
             shapes = [(DIM_UNKNOWN,) + tuple(x.tail[-len(trailing):])] if x.tail else []
             if not shapes:
                 return unknown
