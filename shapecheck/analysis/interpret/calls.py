@@ -26,6 +26,7 @@ from ..values import (
     BoundMethod,
     ClassValue,
     ConstValue,
+    DictValue,
     FloatValue,
     FunctionValue,
     GeneratorValue,
@@ -44,6 +45,7 @@ from .env import (
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
+    DictGet,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
@@ -106,7 +108,10 @@ class Calls:
                 else:
                     starred = True
             elif arg.star == "**":
-                splatted = True
+                if isinstance(value, DictValue):
+                    kwargs.update(value.items)  # dd = {"device": ..., "dtype": ...}: known keys
+                else:
+                    splatted = True
             elif arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
@@ -173,7 +178,7 @@ class Calls:
             return
         with self.suppressed():
             value = self.eval(holder)
-        if isinstance(value, TupleValue) and value.is_list:
+        if isinstance(value, TupleValue) and value.is_list or isinstance(value, DictValue):
             self.assign(holder, UNKNOWN_VALUE, holder)
 
     def unknown_result(self, func: Value, args: list) -> Value:
@@ -225,6 +230,12 @@ class Calls:
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
             return self.parser_call(func, args, kwargs)
+        if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
+                isinstance(args[0].value, str) and len(args) <= 2 and not kwargs:
+            found = func.items.get(args[0].value)
+            if found is not None:
+                return found
+            return args[1] if len(args) == 2 else ConstValue(None)
         return UNKNOWN_VALUE
 
     def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
@@ -257,6 +268,8 @@ class Calls:
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "dict":
+            return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:
             value = args[0]
             if isinstance(value, TupleValue):
@@ -506,7 +519,8 @@ class Calls:
                 return IntValue(array.shape[axis]) if axis is not None else IntValue(UNKNOWN)
             return IntValue(UNKNOWN)
         if name in ("dim", "ndimension"):
-            return IntValue(len(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+            return IntValue(len(array.shape)) if array.shape is not None and \
+                not array.assumed_rank else IntValue(UNKNOWN)
         if name in ("numel", "nelement"):
             return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
         if name in ("item", "tolist", "data_ptr", "is_contiguous"):

@@ -55,6 +55,13 @@ class ArgParserMethod:
 
 
 @dataclass(frozen=True)
+class DictGet:
+    """``dd.get`` of a dict literal: ``dd.get("dtype", None)`` reads it without a KeyError."""
+
+    items: Any  # the DictValue
+
+
+@dataclass(frozen=True)
 class NamespaceValue:
     """What ``parser.parse_args()`` returns: run without flags, each option's default."""
 

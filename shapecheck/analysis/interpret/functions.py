@@ -20,6 +20,7 @@ from ..values import (
     FunctionValue,
     InstanceValue,
     IntValue,
+    ModuleRef,
     Origin,
     Storage,
     Value,
@@ -333,6 +334,11 @@ class Functions:
                     # No caller, and a default no size can have: a "not given" sentinel
                     # (-1) that callers replace, so the parameter is a size the code names.
                     return IntValue(sym(param.name.value))
+                return default
+            if isinstance(default, ModuleRef) or isinstance(default, ConstValue) and \
+                    isinstance(default.value, (bool, str)):
+                # act_layer=nn.ReLU, bias=True, mode="nearest": a caller that gives no other
+                # value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
 
