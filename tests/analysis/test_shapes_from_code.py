@@ -148,3 +148,41 @@ def test_a_leading_dim_of_an_array_of_unknown_rank_is_an_int():
             return torch.arange(num_masks)
     """)
     assert shapes["torch.arange(num_masks)"] == {"(num_masks,)"}
+
+
+def test_a_partial_as_a_layer_default_builds_the_layer_it_names():
+    torch = pytest.importorskip("torch")
+    source = """
+        from functools import partial
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, dim, norm_layer=partial(nn.LayerNorm, eps=1e-6)):
+                super().__init__()
+                self.norm = norm_layer(dim)
+
+            def forward(self, x):
+                return self.norm(x)
+
+        y = Block(WIDTH)(torch.zeros(2, 5, 6))
+    """
+    shapes, found = analyzed(source.replace("WIDTH", "6"))
+    assert shapes["Block(6)(torch.zeros(2, 5, 6))"] == {"(2, 5, 6)"}
+    assert found == []
+    _, found = analyzed(source.replace("WIDTH", "8"))
+    assert found == [(14, "SC113")]
+    norm = torch.nn.LayerNorm(8, eps=1e-6)
+    with pytest.raises(RuntimeError):
+        norm(torch.zeros(2, 5, 6))
+
+
+def test_a_copy_of_a_parameter_nothing_is_known_of_is_not_counted_as_an_array():
+    shapes, _ = analyzed("""
+        from copy import deepcopy
+
+        def prune(parent_module):
+            new_module = deepcopy(parent_module)
+            return new_module
+    """)
+    assert "new_module" not in shapes and "deepcopy(parent_module)" not in shapes

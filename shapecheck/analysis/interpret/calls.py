@@ -51,6 +51,7 @@ from .env import (
     ModuleMethod,
     NamespaceValue,
     OptimizerMethod,
+    PartialValue,
 )
 from .names import (
     AUG_LABEL,
@@ -230,6 +231,10 @@ class Calls:
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
             return self.parser_call(func, args, kwargs)
+        if isinstance(func, PartialValue):
+            return self.dispatch_call(node, func.func, [*func.args, *args],
+                                      {**dict(func.kwargs), **kwargs},
+                                      [node] * len(func.args) + list(arg_nodes))
         if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
                 isinstance(args[0].value, str) and len(args) <= 2 and not kwargs:
             found = func.items.get(args[0].value)
@@ -339,6 +344,10 @@ class Calls:
             return _math_result(name, args)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if library == "functools":
+            if name == "partial" and args and args[0] is not UNKNOWN_VALUE:
+                return PartialValue(args[0], tuple(args[1:]), tuple(kwargs.items()))
+            return UNKNOWN_VALUE
         if qualname == "copy.deepcopy" and args:
             return self.deep_copy(node, args[0])
         if qualname == "copy.copy" and args:

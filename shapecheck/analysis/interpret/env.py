@@ -62,6 +62,16 @@ class DictGet:
 
 
 @dataclass(frozen=True)
+class PartialValue:
+    """``functools.partial(nn.LayerNorm, eps=1e-6)``: calling it calls ``func`` with these
+    arguments first."""
+
+    func: Any
+    args: tuple
+    kwargs: tuple  # (name, value) pairs
+
+
+@dataclass(frozen=True)
 class NamespaceValue:
     """What ``parser.parse_args()`` returns: run without flags, each option's default."""
 

@@ -28,7 +28,14 @@ from ..values import (
 )
 from .context import disables_grad
 from .effects import storage_paths
-from .env import Frame, Scope, is_informative, sharing_key, specialization_key
+from .env import (
+    Frame,
+    PartialValue,
+    Scope,
+    is_informative,
+    sharing_key,
+    specialization_key,
+)
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 
 
@@ -335,9 +342,10 @@ class Functions:
                     # (-1) that callers replace, so the parameter is a size the code names.
                     return IntValue(sym(param.name.value))
                 return default
-            if isinstance(default, ModuleRef) or isinstance(default, ConstValue) and \
-                    isinstance(default.value, (bool, str)):
-                # act_layer=nn.ReLU, bias=True, mode="nearest": a caller that gives no other
+            if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
+                    default, ConstValue) and isinstance(default.value, (bool, str)):
+                # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
+                # mode="nearest": a caller that gives no other
                 # value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
