@@ -402,6 +402,11 @@ class Constraints:
         unknown rank: ``identity = x``) holds ``refine`` of it from here on."""
         storage = current.alias.storage if current.alias is not None and \
             current.alias.view == "base" else None
+        if storage is not None and current.shape is None:
+            refined = refine(current)
+            if refined.shape is not None:
+                self.frame.refinements.setdefault(storage.id, refined)
+                self.refined_storages.add(storage.id)
         scope = self.frame.scope
         for name, value in list(scope.vars.items()):
             if value is current or storage is not None and isinstance(value, AbstractArray) \

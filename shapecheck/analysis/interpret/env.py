@@ -124,6 +124,9 @@ class Frame:
     is_generator: bool = False
     none_defaults: frozenset = frozenset()
     """Parameters no caller gave, left to a default of None."""
+    refinements: dict = field(default_factory=dict)
+    """Storage id -> the first refined value of an array of unknown rank (its layer or index
+    said its rank): for a parameter, what the caller's argument must be."""
 
 
 class _Flow(Exception):
