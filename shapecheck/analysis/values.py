@@ -170,6 +170,14 @@ class TupleValue:
 
 
 @dataclass(frozen=True)
+class Iterable:
+    """Something iterated over whose length is not known and whose items are all ``element``:
+    ``range(n)``, a comprehension, a list filled by ``append`` in a loop."""
+
+    element: Any
+
+
+@dataclass(frozen=True)
 class DictValue:
     """A dict literal whose keys are all strings: ``dd = {"device": device, "dtype": dtype}``.
 
@@ -316,6 +324,15 @@ def join_values(a: Value, b: Value) -> Value:
         return FloatValue()
     if isinstance(a, IntValue) and isinstance(b, IntValue):
         return IntValue(join_dims(a.value, b.value))
+    if isinstance(a, Iterable) or isinstance(b, Iterable):
+        # A list filled in a loop meets the list before the loop: any length, any of the items.
+        items = [v for side in (a, b) for v in (
+            (side.element,) if isinstance(side, Iterable) else
+            side.items if isinstance(side, TupleValue) and side.is_list else (UNKNOWN_VALUE,))]
+        out = items[0]
+        for item in items[1:]:
+            out = join_values(out, item)
+        return Iterable(out) if out is not UNKNOWN_VALUE else UNKNOWN_VALUE
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
         return TupleValue(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls:
@@ -357,7 +374,7 @@ def shape_value(shape: tuple) -> TupleValue:
 
 __all__ = [
     "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
-    "ConstValue", "FloatValue", "TupleValue", "DictValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
+    "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "join_values", "join_dims", "dims_of", "known_int", "shape_value", "vague",
 ]

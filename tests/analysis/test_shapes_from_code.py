@@ -241,3 +241,23 @@ def test_a_helper_that_indexes_its_argument_gives_the_caller_the_assumed_rank():
     """)
     assert shapes["first_column(proposals)"] == {"(proposals.shape[0],)"}
     assert found == []  # the rank is assumed: transpose(1, 2) is no certain error
+
+
+def test_a_list_filled_in_a_loop_or_a_comprehension_stacks_to_any_count():
+    torch = pytest.importorskip("torch")
+    shapes, found = analyzed("""
+        import torch
+
+        def collect(n):
+            outs = []
+            for i in range(n):
+                outs.append(torch.zeros(3, 4))
+            stacked = torch.stack(outs)
+            joined = torch.cat([torch.zeros(3, 4) for _ in range(n)], dim=1)
+            return stacked + joined[:, :4], outs[-1] + torch.zeros(5)
+    """)
+    assert shapes["torch.stack(outs)"] == {"(?, 3, 4)"}
+    assert shapes["torch.cat([torch.zeros(3, 4) for _ in range(n)], dim=1)"] == {"(3, ?)"}
+    assert found == [(10, "SC101")]  # each item is (3, 4), whatever the count
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, 4) + torch.zeros(5)

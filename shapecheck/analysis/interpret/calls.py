@@ -118,7 +118,7 @@ class Calls:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
-        self.forget_mutated_lists(node, func)
+        self.forget_mutated_lists(node, func, args, kwargs)
         self.register_module_state(node, args)
         if splatted and not starred and isinstance(func, ModuleRef):
             made = self.made_with_unknown_keywords(node, func, args, kwargs)
@@ -151,9 +151,14 @@ class Calls:
                 return replace(made, dtype=None)
         return None
 
-    def forget_mutated_lists(self, node: cst.Call, func: Value) -> None:
+    def forget_mutated_lists(self, node: cst.Call, func: Value, args: list,
+                             kwargs: dict) -> None:
         """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
-        that may fill it) the items seen at ``rows = []`` are no longer its items."""
+        that may fill it) the items seen at ``rows = []`` are no longer its items. An append
+        keeps what the items have in common: ``rows`` holds any number of them."""
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append" and \
+                len(args) == 1 and not kwargs and self.append_item(node.func.value, args[0]):
+            return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in LIST_MUTATORS:
             self.forget_list(node.func.value)
         if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
@@ -173,13 +178,53 @@ class Calls:
         if isinstance(owner, InstanceValue) and owner.cls.is_nn_module:
             owner.attrs[args[0].value] = args[1]
 
+    def append_item(self, holder: cst.BaseExpression, item: Value) -> bool:
+        """``outs.append(y)`` on a list of arrays: outs holds any number of arrays like its
+        items and y. False when ``outs`` is no list the analysis follows."""
+        if not isinstance(holder, (cst.Name, cst.Attribute)) or not isinstance(item, AbstractArray):
+            return False
+        with self.suppressed():
+            value = self.eval(holder)
+        if isinstance(value, Iterable):
+            items = [value.element]
+        elif isinstance(value, TupleValue) and value.is_list:
+            items = list(value.items)
+        else:
+            return False
+        joined = item
+        for other in items:
+            joined = join_values(joined, other)
+        self.assign(holder, Iterable(joined) if isinstance(joined, AbstractArray) else
+                    UNKNOWN_VALUE, holder)
+        return True
+
+    def op_on_any_count(self, node, library: str, name: str, args: list, kwargs: dict,
+                        arg_nodes: list) -> Value:
+        """``torch.stack(outs)`` with outs any number of arrays like one: the op is run on
+        one and on two of them, and the dims that differ are unknown (the stacked or joined
+        axis). Neither run reports: an error may hold for one count and not another."""
+        element = args[0].element
+        answers = []
+        for count in (1, 2):
+            listed = TupleValue((element,) * count, True)
+            with self.suppressed():
+                answers.append(self.library_op(node, library, name, [listed, *args[1:]], kwargs,
+                                               arg_nodes))
+        one, two = answers
+        if not (isinstance(one, AbstractArray) and isinstance(two, AbstractArray)) or \
+                one.shape is None or two.shape is None or len(one.shape) != len(two.shape):
+            return AbstractArray(None, None, element.library, self.origin(node))
+        shape = tuple(a if eq(a, b) is True else UNKNOWN for a, b in zip(one.shape, two.shape))
+        return self.fresh(replace(two, shape=shape), node, "result", operands=(element,))
+
     def forget_list(self, holder: cst.BaseExpression) -> None:
         """Rebind a name or attribute that holds a list to unknown: its contents changed."""
         if not isinstance(holder, (cst.Name, cst.Attribute)):
             return
         with self.suppressed():
             value = self.eval(holder)
-        if isinstance(value, TupleValue) and value.is_list or isinstance(value, DictValue):
+        if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
+                isinstance(value, DictValue):
             self.assign(holder, UNKNOWN_VALUE, holder)
 
     def unknown_result(self, func: Value, args: list) -> Value:
@@ -404,6 +449,8 @@ class Calls:
 
     def library_op(self, node, library: str, name: str, args: list, kwargs: dict,
                    arg_nodes: list) -> Value:
+        if args and isinstance(args[0], Iterable) and isinstance(args[0].element, AbstractArray):
+            return self.op_on_any_count(node, library, name, args, kwargs, arg_nodes)
         arrays = [v for v in list(args) + list(kwargs.values()) if isinstance(v, AbstractArray)]
         if not arrays:
             for v in args:

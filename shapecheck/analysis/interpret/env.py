@@ -9,6 +9,7 @@ from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
+    Iterable,
     ClassValue,
     ConstValue,
     FunctionValue,
@@ -89,11 +90,6 @@ class OptimizerValue:
 class OptimizerMethod:
     optimizer: OptimizerValue
     name: str
-
-
-@dataclass(frozen=True)
-class Iterable:
-    element: Value
 
 
 class Scope:

@@ -498,6 +498,14 @@ class Expressions:
             return self.track_index(node, base, items, value)
         if isinstance(base, TupleValue):
             return self.tuple_index(node, base)
+        if isinstance(base, Iterable) and isinstance(base.element, AbstractArray) and \
+                len(node.slice) == 1:
+            item = self.index_items(node)
+            if isinstance(item, int) and not isinstance(item, bool):
+                return base.element  # outs[-1]: one of the arrays appended
+            if isinstance(item, slice):
+                return base  # outs[1:]: a list of them again
+            return UNKNOWN_VALUE
         self.index_items(node)
         if isinstance(base, DictValue) and len(node.slice) == 1 and \
                 isinstance(node.slice[0].slice, cst.Index):
