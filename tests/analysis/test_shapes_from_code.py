@@ -261,3 +261,34 @@ def test_a_list_filled_in_a_loop_or_a_comprehension_stacks_to_any_count():
     assert found == [(10, "SC101")]  # each item is (3, 4), whatever the count
     with pytest.raises(RuntimeError):
         torch.zeros(3, 4) + torch.zeros(5)
+
+
+def test_star_args_and_keywords_forward_what_the_call_gave_and_a_builder_runs_the_defaults():
+    shapes, found = analyzed("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, layers, num_classes=1000, width=64):
+                super().__init__()
+                self.conv = nn.Conv2d(3, width, 3)
+                self.fc = nn.Linear(width, num_classes)
+
+            def forward(self, x):
+                return self.fc(self.conv(x).mean((2, 3)))
+
+        def _net(layers, **kwargs):
+            return Net(layers, **kwargs)
+
+        def net18(**kwargs):
+            return _net([2, 2], **kwargs)
+
+        def wide(*args, **kwargs):
+            return _net(*args, width=128, **kwargs)
+
+        small = net18(num_classes=10)(torch.zeros(2, 3, 8, 8))
+        large = wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))
+    """)
+    assert shapes["net18(num_classes=10)(torch.zeros(2, 3, 8, 8))"] == {"(2, 10)"}
+    assert shapes["wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))"] == {"(2, 5)"}
+    assert found == []

@@ -16,6 +16,7 @@ from ..values import (
     Alias,
     ClassValue,
     ConstValue,
+    DictValue,
     FloatValue,
     FunctionValue,
     InstanceValue,
@@ -353,9 +354,14 @@ class Functions:
                 value = kwargs.get(name)
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func)
-            for star in (params.star_arg, params.star_kwarg):
-                if isinstance(star, cst.Param):
-                    scope.vars[star.name.value] = UNKNOWN_VALUE
+            # *args and **kwargs hold what the call gave beyond the named parameters (nothing,
+            # analyzed on its own: a builder's **kwargs run the callee's defaults).
+            if isinstance(params.star_arg, cst.Param):
+                scope.vars[params.star_arg.name.value] = TupleValue(tuple(args[len(positional):]))
+            if isinstance(params.star_kwarg, cst.Param):
+                named = {p.name.value for p in (*positional, *params.kwonly_params)}
+                scope.vars[params.star_kwarg.name.value] = DictValue(tuple(
+                    (k, v) for k, v in kwargs.items() if k not in named))
         finally:
             self.frame.scope = saved
         given = {p.name.value for p in positional[:len(args)]} | set(kwargs)
