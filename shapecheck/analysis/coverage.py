@@ -10,6 +10,10 @@ A value computed only from parameters nothing is known of is not counted:
 the analyzer keeps it as an array of unknown rank for its aliasing facts, but
 it may as well be an int, a str or a config object.
 
+An expression read before the code said its array's rank (``identity = x`` above the
+conv that takes x as (N, C, H, W)) holds that same array: it counts with what the code
+said of it later in the same body.
+
 Each source expression counts once per file, however often it was evaluated
 (loop bodies walked to a fixed point, a function specialized at several call
 sites, then analyzed on its own), with the best knowledge any of those
@@ -66,10 +70,12 @@ class CoverageRecorder:
     them alive, so one id can never stand for two nodes.
     """
 
-    __slots__ = ("best",)
+    __slots__ = ("best", "pending", "refined")
 
     def __init__(self) -> None:
         self.best: dict[Any, int] = {}
+        self.pending: dict[Any, set[int]] = {}  # node -> storages it held at unknown rank
+        self.refined: dict[int, int] = {}  # storage -> the knowledge the code later gave it
 
     def record(self, node: Any, value: AbstractArray) -> None:
         if value.maybe_not_array:
@@ -79,9 +85,26 @@ class CoverageRecorder:
         level = knowledge(value)
         if level > self.best.get(node, -1):
             self.best[node] = level
+        alias = value.alias
+        if level == RANK_UNKNOWN and alias is not None and alias.view == "base" and \
+                alias.storage is not None:
+            self.pending.setdefault(node, set()).add(alias.storage.id)
+
+    def refine(self, storage: int, value: AbstractArray) -> None:
+        """The code said the rank of the array in ``storage`` (a layer took it, an unpack)."""
+        self.refined[storage] = max(self.refined.get(storage, RANK_UNKNOWN), knowledge(value))
+
+    def levels(self) -> dict[Any, int]:
+        """Each node's best knowledge, an earlier read of a refined array included."""
+        levels = dict(self.best)
+        for node, storages in self.pending.items():
+            later = max((self.refined.get(s, RANK_UNKNOWN) for s in storages), default=RANK_UNKNOWN)
+            if later > levels[node]:
+                levels[node] = later
+        return levels
 
     def summary(self) -> FileCoverage:
-        levels = self.best.values()
+        levels = self.levels().values()
         return FileCoverage(arrays=len(self.best),
                             rank_known=sum(1 for level in levels if level >= RANK_KNOWN),
                             fully_known=sum(1 for level in levels if level == FULLY_KNOWN))

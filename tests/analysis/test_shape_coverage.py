@@ -30,7 +30,7 @@ def measured(source: str) -> tuple[FileCoverage, dict[str, int]]:
     analyze_source(source, "t.py", coverage=recorder)
     module = cst.parse_module("")
     levels: dict[str, int] = {}
-    for node, level in recorder.best.items():
+    for node, level in recorder.levels().items():
         text = module.code_for_node(node)
         levels[text] = max(level, levels.get(text, -1))
     return recorder.summary(), levels
@@ -87,8 +87,10 @@ def test_a_parameter_used_as_an_array_counts_and_unpacking_its_shape_gives_the_r
             B, T = y.shape
             return y
     """)
-    assert levels["x * 2"] == RANK_UNKNOWN  # before the unpacking
-    assert levels["y"] == FULLY_KNOWN  # the returned y is (B, T)
+    # x * 2 is the array y that the unpacking below says is (B, T); x itself stays unknown.
+    assert levels["x * 2"] == FULLY_KNOWN
+    assert levels["y"] == FULLY_KNOWN
+    assert levels["x"] == RANK_UNKNOWN
 
 
 def test_a_dim_nobody_knows_is_rank_known_and_a_declared_int_dim_is_fully_known():
@@ -155,3 +157,21 @@ def test_recording_coverage_changes_no_finding(sample):
     recorder = CoverageRecorder()
     assert analyze_source(source, str(sample), coverage=recorder) == analyze_source(source, str(sample))
     assert recorder.summary().arrays > 0
+
+
+def test_a_read_above_the_layer_that_says_the_rank_counts_with_that_rank():
+    counts, levels = measured("""
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+            def forward(self, x):
+                identity = x
+                out = self.conv(x)
+                return out + identity.mean(1, keepdim=True)
+    """)
+    assert levels["identity"] == levels["self.conv(x)"] == FULLY_KNOWN
+    assert counts.rank_known == counts.arrays

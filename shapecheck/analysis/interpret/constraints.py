@@ -407,6 +407,8 @@ class Constraints:
             if refined.shape is not None:
                 self.frame.refinements.setdefault(storage.id, refined)
                 self.refined_storages.add(storage.id)
+                if self.coverage is not None:
+                    self.coverage.refine(storage.id, refined)
         scope = self.frame.scope
         for name, value in list(scope.vars.items()):
             if value is current or storage is not None and isinstance(value, AbstractArray) \
