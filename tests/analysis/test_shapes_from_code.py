@@ -292,3 +292,21 @@ def test_star_args_and_keywords_forward_what_the_call_gave_and_a_builder_runs_th
     assert shapes["net18(num_classes=10)(torch.zeros(2, 3, 8, 8))"] == {"(2, 10)"}
     assert shapes["wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))"] == {"(2, 5)"}
     assert found == []
+
+
+def test_a_value_the_caller_gave_is_not_the_default_even_when_nothing_is_known_of_it():
+    _, found = analyzed("""
+        import numpy as np
+
+        def f(x, flip: bool = False):
+            if flip:
+                x = x.T
+            return x + np.zeros(3)
+
+        def unknown_flag(flag):
+            return f(np.zeros((4, 3)).T, flag)
+
+        def default_flag():
+            return f(np.zeros((4, 3)).T)
+    """)
+    assert found == [(13, "SC101")]  # only where the default runs: (3, 4) + (3,)

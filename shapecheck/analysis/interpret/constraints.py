@@ -381,7 +381,7 @@ class Constraints:
 
     def refine_array(self, current: AbstractArray, holder: cst.BaseExpression,
                      dims: tuple, library: str = "torch",
-                     settles_library: bool = True) -> AbstractArray:
+                     settles_library: bool = True, assumed: bool = False) -> AbstractArray:
         """``current`` (of unknown rank) has ``dims`` from here on, and so has every name of
         this scope that holds it."""
         def refine(value: AbstractArray) -> AbstractArray:
@@ -390,7 +390,8 @@ class Constraints:
                     not alias.storage.is_array:
                 # The layer says it is an array: no longer "maybe a str or a config".
                 alias = replace(alias, storage=replace(alias.storage, is_array=True))
-            return replace(value, shape=dims, tail=(), library=library, alias=alias)
+            return replace(value, shape=dims, tail=(), library=library, alias=alias,
+                           assumed_rank=assumed)
 
         refined = self.rebind_holders(current, refine)
         if self.coverage is not None:

@@ -171,9 +171,8 @@ class Functions:
                     if _CALLEE_DIM.match(atom):
                         renames[atom] = sym(f"{text}[{i}]")
             dims = tuple(substitute(d, renames) for d in value.shape)
-            adopted = self.refine_array(current, holder, dims)
-            if value.assumed_rank:
-                self.rebind_holders(adopted, lambda v: replace(v, assumed_rank=True))
+            self.refine_array(current, holder, dims, library=value.library,
+                              assumed=value.assumed_rank)
         if not renames:
             return result
         return _renamed(result, renames)
@@ -340,9 +339,11 @@ class Functions:
                 if i < len(args):
                     value = args[i]
                     if not is_informative(value):
-                        value = self.param_value(param, func) if value is not None else UNKNOWN_VALUE
+                        value = self.param_value(param, func, given=True) \
+                            if value is not None else UNKNOWN_VALUE
                 elif name in kwargs:
-                    value = kwargs[name] if is_informative(kwargs[name]) else self.param_value(param, func)
+                    value = kwargs[name] if is_informative(kwargs[name]) else \
+                        self.param_value(param, func, given=True)
                 else:
                     value = self.param_value(param, func)
                 if not is_informative(args[i]) if i < len(args) else name not in kwargs or \
@@ -353,7 +354,7 @@ class Functions:
                 name = param.name.value
                 value = kwargs.get(name)
                 scope.vars[name] = value if value is not None and is_informative(value) else \
-                    self.param_value(param, func)
+                    self.param_value(param, func, given=value is not None)
             # *args and **kwargs hold what the call gave beyond the named parameters (nothing,
             # analyzed on its own: a builder's **kwargs run the callee's defaults).
             if isinstance(params.star_arg, cst.Param):
@@ -406,13 +407,16 @@ class Functions:
             return replace(value, alias=Alias(storage, "base", deps=frozenset({storage.id})))
         return value
 
-    def param_value(self, param: cst.Param, func: FunctionValue) -> Value:
-        value = self.declared_param_value(param, func)
+    def param_value(self, param: cst.Param, func: FunctionValue, given: bool = False) -> Value:
+        """What the parameter is when the call says nothing of it: its annotation, the config's
+        shape hints, or (when the call did not give it at all) its default."""
+        value = self.declared_param_value(param, func, given)
         if value is UNKNOWN_VALUE and param.name.value in self.hints:
             return self.hint_value(param.name.value)  # shape_hints from the config
         return value
 
-    def declared_param_value(self, param: cst.Param, func: FunctionValue) -> Value:
+    def declared_param_value(self, param: cst.Param, func: FunctionValue,
+                             given: bool = False) -> Value:
         if param.annotation is not None:
             value = self.annotation_value(param.annotation.annotation, param)
             if value is not None:
@@ -422,9 +426,10 @@ class Functions:
             if isinstance(declared, ClassValue) and func.owner is not declared:
                 return self.instantiate(declared, [], {})
             ann = param.annotation.annotation
-            if isinstance(ann, cst.Name) and ann.value == "int" and param.default is None:
+            if isinstance(ann, cst.Name) and ann.value == "int" and (param.default is None or given):
                 return IntValue(sym(param.name.value))
-        if param.default is not None:
+        if param.default is not None and not given:
+            # A value the caller gave, though unknown, is not the default.
             with self.suppressed():
                 default = self.eval(param.default)
             if isinstance(default, IntValue):

@@ -89,8 +89,7 @@ class OpGateway:
         except ShapeError as err:
             if self.trace is not None:
                 self.trace.append(Step(self.text(node, 80), op_name or label, shapes, err))
-            if not any(isinstance(v, AbstractArray) and v.assumed_rank for v, _ in operands):
-                self.report_error(err, node, operands, label, dialect, spec)
+            self.report_error(err, node, operands, label, dialect, spec)
             return None
         except Exception:
             return None  # a rule that cannot handle these arguments: unknown, not a finding
@@ -117,6 +116,8 @@ class OpGateway:
         code = KIND_CODES.get(err.kind)
         if code is None:
             return
+        if any(isinstance(v, AbstractArray) and v.assumed_rank for v, _ in operands):
+            return  # a rank taken from an index is no ground for an error
         if err.kind == "dtype" and self.trace is None and not (self.out_call or
                                                                self.inplace_call):
             # An op's refusal of its operands' dtypes rests on dtypes the lint infers (a guess
