@@ -93,6 +93,24 @@ def _sizes_of(sizes: TupleValue) -> tuple:
     return tuple(item.value if isinstance(item, IntValue) else UNKNOWN for item in sizes.items)
 
 
+def _assumed(value: Value) -> bool:
+    if isinstance(value, AbstractArray):
+        return value.assumed_rank
+    if isinstance(value, TupleValue):
+        return any(_assumed(item) for item in value.items)
+    if isinstance(value, Iterable):
+        return _assumed(value.element)
+    return False
+
+
+def _marked_assumed(value: Value) -> Value:
+    if isinstance(value, AbstractArray) and value.shape is not None and not value.assumed_rank:
+        return replace(value, assumed_rank=True)
+    if isinstance(value, TupleValue):
+        return replace(value, items=tuple(_marked_assumed(item) for item in value.items))
+    return value
+
+
 class Calls:
     def expr_Call(self, node: cst.Call) -> Value:
         func = self.eval(node.func)
@@ -128,7 +146,12 @@ class Calls:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
             return self.unknown_result(func, args)
-        return self.call(node, func, args, kwargs, arg_nodes)
+        value = self.call(node, func, args, kwargs, arg_nodes)
+        if any(_assumed(v) for v in (*args, *kwargs.values())) or \
+                isinstance(func, ArrayMethod) and func.array.assumed_rank:
+            # Computed from a rank taken from an index: so is the result, whatever made it.
+            value = _marked_assumed(value)
+        return value
 
     def made_with_unknown_keywords(self, node: cst.Call, func: ModuleRef, args: list,
                                    kwargs: dict) -> Value | None:
