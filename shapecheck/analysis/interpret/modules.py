@@ -200,7 +200,7 @@ class Modules:
     def check_solve(self, node, qualname: str, args: list, arg_nodes: list) -> None:
         """SC110: the same solve(a, b) means different things in NumPy 2, NumPy 1 and torch."""
         if len(args) < 2 or not all(isinstance(v, AbstractArray) and v.shape is not None
-                                    for v in args[:2]):
+                                    and not v.assumed_rank for v in args[:2]):
             return
         a, b = args[0], args[1]
         outcomes = {}
