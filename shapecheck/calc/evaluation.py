@@ -208,6 +208,17 @@ class _RecordingInterpreter(Interpreter):
         else:
             return value  # not modelled for these arguments: no step, as with any unknown op
         self.trace.append(Step(self.text(node, 80), f"F.{name}", shapes, outcome))
+        try:  # recorded so that torch can replay it; the engine has no nn functional ops
+            plain_args = tuple(_plain_argument(a) for a in args)
+            plain_kwargs = {k: _plain_argument(v) for k, v in kwargs.items()}
+        except _NotPlain:
+            return value
+        operands = [(a, n) for a, n in zip(args, arg_nodes) if isinstance(a, AbstractArray)]
+        plain_args, plain_kwargs, sources = self.with_layouts(plain_args, plain_kwargs, operands)
+        self.call_of_node[id(node)] = len(self.calls)
+        self.calls.append(_Call(before, f"torch.nn.functional.{name}", plain_args, plain_kwargs,
+                                sources))
+        self.call_layouts.append(None)
         return value
 
     def create(self, node, library, name, args, kwargs, generator=False):  # type: ignore[override]
@@ -243,6 +254,24 @@ class _RecordingInterpreter(Interpreter):
 
 
 _NOT_LITERAL = object()
+
+
+class _NotPlain(Exception):
+    """A value with no plain form (an array of unknown shape, an opaque object)."""
+
+
+def _plain_argument(value: Any) -> Any:
+    """An interpreter value as a call's argument: arrays as ArrayArg, literals as themselves."""
+    if isinstance(value, AbstractArray) and value.shape is not None:
+        return ops.ArrayArg(tuple(value.shape), value.dtype)
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return value.value
+    if isinstance(value, ConstValue):
+        return value.value
+    if isinstance(value, TupleValue):
+        items = [_plain_argument(v) for v in value.items]
+        return items if value.is_list else tuple(items)
+    raise _NotPlain
 
 
 def _literal_int(node: cst.BaseExpression | None) -> Any:
@@ -687,7 +716,8 @@ def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect,
         return Confirmation("NumPy", "skipped", "symbolic shapes")
     recorded = {call.trace_index: index for index, call in enumerate(calls)}
     for index, step in enumerate(trace):
-        if index not in recorded and index not in created:
+        if index not in created and (index not in recorded or ops.lookup(
+                calls[recorded[index]].name, dialect) is None):  # nn functional calls
             return Confirmation("NumPy", "skipped", f"no engine op for {step.text}")
     built = engine_program(calls, dialect)
     if built is None:

@@ -139,7 +139,8 @@ def confirm_on_torch(trace: list, calls: list, dialect: Dialect,
         except Exception as exc:  # torch's own refusal, whatever its class
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if isinstance(step.outcome, ShapeError):
-                if message.strip() == step.outcome.message.strip():
+                ours = step.outcome.message.strip().splitlines()
+                if ours and message.strip() == ours[0].strip():  # torch's first line
                     return Confirmation("torch", "confirmed", "same error")
                 return Confirmation("torch", "disagrees", f"{step.text}: torch said {message!r}")
             return Confirmation("torch", "disagrees", f"{step.text}: torch raised {message!r}")

@@ -109,3 +109,6 @@ def test_nn_functional_pad_answers_as_torch_does(expr):
         assert code == 1 and out["torch"]["error"]["message"] == str(exc)
     else:
         assert code == 0 and out["torch"]["shape"] == list(real.shape)
+    # F.pad is torch's own: torch, not the NumPy engine, confirms it.
+    confirmed = {c["engine"]: c["status"] for c in out["torch"]["confirmed"]}
+    assert confirmed["torch"] == "confirmed" and confirmed["NumPy"] == "skipped"
