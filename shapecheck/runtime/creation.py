@@ -238,10 +238,9 @@ def _random(short: str, args: tuple, kwargs: dict, generator: bool,
         return None
     default = "int64" if short in ("randint", "integers", "poisson", "binomial") else "float64"
     if short in ("choice", "permutation"):
+        # choice(5) draws ints; choice(values) draws values of that array's dtype.
         population = args[0] if args else kwargs.get("a", kwargs.get("x"))
-        if not _is_int(population):
-            return Created(None, None)  # drawn from an array: its shape and dtype rule
-        default = "int64"
+        default = "int64" if _is_int(population) else None
     position = _RANDOM_SIZE[short]
     if "size" in kwargs:
         size = kwargs["size"]
