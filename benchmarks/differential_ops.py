@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
 
 from differential import tally
-from differential_cases import FAMILIES
+from differential_families import FAMILIES
 
 
 def main() -> int:

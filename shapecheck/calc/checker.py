@@ -129,6 +129,12 @@ class _Checker:
                 self.name(node)
         elif isinstance(node, cst.Subscript):
             self.expression(node)
+        elif isinstance(node, (cst.Tuple, cst.List)) and binds:
+            # a, b = torch.max(x, 1): each name takes one result (the interpreter unpacks).
+            for element in node.elements:
+                if isinstance(element, cst.StarredElement):
+                    raise self.fail("unsupported construct: starred unpacking (*name)", element)
+                self.target(element.value, binds=True)
         else:
             raise self.fail(f"cannot assign to {type(node).__name__.lower()}", node)
 
@@ -197,11 +203,13 @@ class _Checker:
             library = MODULE_PREFIXES[chain[0]]
             self.libraries.add(library)
             parts = chain[1:]
+            functional = chain[0] == "F"
             if chain[0] == "torch" and parts[:2] == ["nn", "functional"]:
-                parts = parts[2:]
+                parts, functional = parts[2:], True
             if not parts:
                 raise self.fail(f"{chain[0]!r} is a module, not a function", node)
-            self.calls.append(FunctionUse(".".join(parts), "function", library, position))
+            self.calls.append(FunctionUse(".".join(parts), "function", library, position,
+                                          functional))
         elif isinstance(node.func, cst.Name) and node.func.value in self.layers:
             self.libraries.add("torch")  # an nn layer runs on tensors
             self.layers_called.add(node.func.value)

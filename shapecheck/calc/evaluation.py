@@ -26,12 +26,15 @@ from shapecheck.analysis.values import (
     TupleValue,
 )
 from shapecheck.runtime import ops
+from shapecheck.runtime.creation import CREATORS
 from shapecheck.runtime.dialects import Dialect, get_dialect
-from shapecheck.runtime.dims import format_shape, shape_is_concrete
+from shapecheck.runtime.dims import format_shape, is_known, shape_is_concrete
 from shapecheck.runtime.layout import Layout
+from shapecheck.runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from shapecheck.runtime.rules.pointwise import POINTWISE_OPS
 from shapecheck.runtime.verdicts import Result, ShapeError
 
+from .dunders import DunderCalls
 from .errors import UsageError
 from .expression import CheckedExpression, FunctionUse
 from .outcome import Confirmation, DialectOutcome, ErrorView, StepView, WarningView
@@ -70,6 +73,7 @@ class _RecordingInterpreter(Interpreter):
 
     def setup_recording(self, inputs: dict[str, AbstractArray]) -> None:
         self.calls: list[_Call] = []
+        self.created_steps: set[int] = set()  # trace indices of creations: nothing to replay
         self.input_names = {id(value): name for name, value in inputs.items()}
         self.call_of_node: dict[int, int] = {}  # id(node) -> index in self.calls
         self.call_layouts: list[Layout | None] = []  # per call: its output's layout
@@ -181,6 +185,54 @@ class _RecordingInterpreter(Interpreter):
         self.call_layouts.append(None)
         return value
 
+    def functional(self, node, name, args, kwargs, arg_nodes):  # type: ignore[override]
+        """An nn functional call (``F.pad``, ``F.conv2d``) is a step of its own: its rule is
+        runtime/nn's, outside the op table, so nothing else puts it in the trace."""
+        if self.trace is None:
+            return super().functional(node, name, args, kwargs, arg_nodes)
+        before = len(self.trace)
+        self.layer_error = None
+        self.in_layer = True
+        try:
+            value = super().functional(node, name, args, kwargs, arg_nodes)
+        finally:
+            self.in_layer = False
+        if len(self.trace) != before:
+            return value
+        shapes = tuple(tuple(a.shape) for a in args
+                       if isinstance(a, AbstractArray) and a.shape is not None)
+        if self.layer_error is not None:
+            outcome: Result | ShapeError = self.layer_error
+        elif isinstance(value, AbstractArray) and value.shape is not None:
+            outcome = Result.of(tuple(value.shape))
+        else:
+            return value  # not modelled for these arguments: no step, as with any unknown op
+        self.trace.append(Step(self.text(node, 80), f"F.{name}", shapes, outcome))
+        try:  # recorded so that torch can replay it; the engine has no nn functional ops
+            plain_args = tuple(_plain_argument(a) for a in args)
+            plain_kwargs = {k: _plain_argument(v) for k, v in kwargs.items()}
+        except _NotPlain:
+            return value
+        operands = [(a, n) for a, n in zip(args, arg_nodes) if isinstance(a, AbstractArray)]
+        plain_args, plain_kwargs, sources = self.with_layouts(plain_args, plain_kwargs, operands)
+        self.call_of_node[id(node)] = len(self.calls)
+        self.calls.append(_Call(before, f"torch.nn.functional.{name}", plain_args, plain_kwargs,
+                                sources))
+        self.call_layouts.append(None)
+        return value
+
+    def create(self, node, library, name, args, kwargs, generator=False):  # type: ignore[override]
+        """A creation (``np.random.normal(size=3)``) is a step: it makes the array later steps use."""
+        before = len(self.trace) if self.trace is not None else 0
+        value = super().create(node, library, name, args, kwargs, generator)
+        if self.trace is not None and len(self.trace) == before and \
+                isinstance(value, AbstractArray) and value.shape is not None:
+            prefix = "np" if library == "numpy" else "torch"
+            self.created_steps.add(len(self.trace))
+            self.trace.append(Step(self.text(node, 80), f"{prefix}.{name}", (),
+                                   Result.of(tuple(value.shape))))
+        return value
+
     def report_error(self, err, node, operands, label, dialect, spec):  # type: ignore[override]
         if getattr(self, "in_layer", False) and self.layer_error is None:
             self.layer_error = err
@@ -202,6 +254,24 @@ class _RecordingInterpreter(Interpreter):
 
 
 _NOT_LITERAL = object()
+
+
+class _NotPlain(Exception):
+    """A value with no plain form (an array of unknown shape, an opaque object)."""
+
+
+def _plain_argument(value: Any) -> Any:
+    """An interpreter value as a call's argument: arrays as ArrayArg, literals as themselves."""
+    if isinstance(value, AbstractArray) and value.shape is not None:
+        return ops.ArrayArg(tuple(value.shape), value.dtype)
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return value.value
+    if isinstance(value, ConstValue):
+        return value.value
+    if isinstance(value, TupleValue):
+        items = [_plain_argument(v) for v in value.items]
+        return items if value.is_list else tuple(items)
+    raise _NotPlain
 
 
 def _literal_int(node: cst.BaseExpression | None) -> Any:
@@ -253,7 +323,24 @@ def _qualified(use: FunctionUse, dialect: Dialect) -> str | None:
     for candidate in candidates:
         if ops.lookup(candidate, dialect) is not None:
             return candidate
+    if use.functional and dialect.is_torch and (
+            use.name in NN_FUNCTIONAL or ops.lookup(f"F.{use.name}", dialect) is not None):
+        return f"F.{use.name}"  # F.pad is no torch.pad: the interpreter's nn functional rule
     return None
+
+
+_GENERATOR_METHODS = frozenset({"normal", "uniform", "integers", "random", "standard_normal",
+                                "choice", "permutation", "poisson", "binomial", "exponential",
+                                "beta", "gamma", "laplace"})
+"""Methods of ``np.random.default_rng()`` that make arrays of a ``size``."""
+
+
+def _made_by_creation(use: FunctionUse) -> bool:
+    """A creation function (runtime/creation.py) the interpreter answers by its own name:
+    ``np.random.normal(size=3)``, ``torch.randn(2, 3)``, a Generator's ``integers``."""
+    if use.kind == "method":
+        return use.name in _GENERATOR_METHODS and ops.lookup(use.name, get_dialect("numpy")) is None
+    return use.library is not None and (use.name in CREATORS or use.name.startswith("random."))
 
 
 def known_anywhere(use: FunctionUse) -> bool:
@@ -330,7 +417,7 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
         raise UsageError(f"--layer needs a torch dialect (torch or torch-legacy), not "
                          f"{dialect.name}: nn layers run on tensors")
     for index, use in enumerate(checked.calls):
-        if use.kind == "layer":
+        if use.kind == "layer" or _made_by_creation(use):
             continue
         qualified = _qualified(use, dialect)
         if qualified is None:
@@ -342,6 +429,9 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
         if use.kind == "function":
             names[index] = qualified
     module = checked.module.visit(_Requalify(names)) if names else checked.module
+    if any(use.kind == "method" and use.name.startswith("__") for use in checked.calls):
+        module = module.visit(DunderCalls("np.absolute" if dialect.is_numpy else "torch.abs"))
+    module = _value_named(module)
     source = module.code
     interp = _RecordingInterpreter(module, source, "<eval>", None, force_dialect=dialect)
     inputs = _environment(env, dialect)
@@ -360,19 +450,91 @@ def evaluate_dialect(checked: CheckedExpression, env: dict[str, ShapeBinding], d
     interp.exec_block(interp.module.body)
     steps = [_step_view(step) for step in interp.trace]
     steps = _with_copy_notes(steps, interp, dialect)
+    value = _plain_value(scope.vars.get(_VALUE))
+    if not steps and value is not None:
+        steps = [StepView(checked.source.strip(), "", (), None)]
     if not steps:
         steps = [_value_step(checked, scope.vars)]
     steps = _with_finding_warnings(steps, interp)
     bindings = _bindings(checked, scope.vars)
-    confirmations = [_confirm_on_engine(interp.trace, interp.calls, dialect)] if confirm else []
+    trace = interp.trace
+    confirmations = [_confirm_on_engine(trace, interp.calls, dialect, interp.created_steps)] \
+        if confirm else []
     if checked.layers and confirm:
         # NumPy has no nn layers: torch, when installed, is what can run them.
         confirmations = [Confirmation("NumPy", "skipped", "nn layers run on torch only")]
         check_torch = True
+    elif confirm and dialect.is_torch and _torch_only(trace, interp.calls, interp.created_steps):
+        # The engine ran torch's rules on NumPy arrays: NumPy itself has no such semantics
+        # (a view decided by strides, torch's own ops), so only torch can confirm them.
+        confirmations = [_as_emulated(c) for c in confirmations]
+        check_torch = check_torch or (dialect.name == "torch" and _torch_installed())
     if check_torch:
         from .torch_check import confirm_on_torch
-        confirmations.append(confirm_on_torch(interp.trace, interp.calls, dialect))
-    return DialectOutcome(dialect.name, tuple(steps), tuple(confirmations), bindings)
+        confirmations.append(confirm_on_torch(trace, interp.calls, dialect, interp.created_steps))
+    return DialectOutcome(dialect.name, tuple(steps), tuple(confirmations), bindings, value)
+
+
+_VALUE = "__value__"
+"""The name the last expression's value is bound to, so that it can be read after the run."""
+_VALUE_NODES = (cst.Attribute, cst.Subscript, cst.BinaryOperation)
+
+
+def _value_named(module: cst.Module) -> cst.Module:
+    """``(x@y).shape[0]`` as the statement ``__value__ = (x@y).shape[0]``: a trailing attribute,
+    index or arithmetic may make the expression a size, and its value is what to show."""
+    if not module.body or not isinstance(module.body[-1], cst.SimpleStatementLine):
+        return module
+    line = module.body[-1]
+    last = line.body[-1]
+    if not isinstance(last, cst.Expr) or not isinstance(last.value, _VALUE_NODES):
+        return module
+    assign = cst.Assign([cst.AssignTarget(cst.Name(_VALUE))], last.value)
+    new_line = line.with_changes(body=tuple(line.body[:-1]) + (assign,))
+    return module.with_changes(body=tuple(module.body[:-1]) + (new_line,))
+
+
+def _plain_value(value: Any) -> Any:
+    """An int or a tuple of ints (symbols too) as the expression's value; None otherwise."""
+    if isinstance(value, IntValue) and is_known(value.value):
+        return value.value
+    if isinstance(value, TupleValue) and not value.is_list and all(
+            isinstance(v, IntValue) and is_known(v.value) for v in value.items):
+        return tuple(v.value for v in value.items)
+    return None
+
+
+def _torch_only(trace: list[Step], calls: list[_Call], created: set[int]) -> bool:
+    """Some step has semantics NumPy lacks: an op NumPy does not have under that name (or has
+    with another rule: ``ndarray.view`` takes a dtype), or an nn functional call."""
+    numpy = get_dialect("numpy")
+    recorded = {call.trace_index: call for call in calls}
+    for index in range(len(trace)):
+        if index in created:
+            continue
+        call = recorded.get(index)
+        if call is None:
+            return True  # F.pad and other steps with no op-table call
+        name = call.name
+        twin = ops.lookup("np." + name[len("torch."):] if name.startswith("torch.") else name,
+                          numpy)
+        spec = ops.lookup(name, get_dialect("torch"))
+        if twin is None or spec is None or \
+                getattr(twin.rule, "__qualname__", None) != getattr(spec.rule, "__qualname__", ""):
+            return True
+    return False
+
+
+def _as_emulated(confirmation: Confirmation) -> Confirmation:
+    if confirmation.engine == "NumPy" and confirmation.status == "confirmed":
+        return Confirmation("NumPy", "emulated", "torch's rules run on NumPy arrays")
+    return confirmation
+
+
+def _torch_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
 
 
 def _value(literal: Any) -> Any:
@@ -527,30 +689,35 @@ class _Symbolic(Exception):
     """An operand has a symbolic dim."""
 
 
-def _confirm_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect) -> Confirmation:
+def _confirm_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect,
+                       created: set[int] = frozenset()) -> Confirmation:
     """Replay every step on the engine; a legacy dialect's difference from today is no disagreement.
 
     The engine's NumPy code follows the installed (today's) libraries, so where
     numpy-1 or torch-legacy semantics differ it cannot run them for real: that is
     reported as "unconfirmed", with what today's code gave.
     """
-    confirmation = _replay_on_engine(trace, calls, dialect)
+    confirmation = _replay_on_engine(trace, calls, dialect, created)
     if dialect.legacy and confirmation.status == "disagrees":
         return Confirmation("NumPy", "unconfirmed", confirmation.detail)
     return confirmation
 
 
-def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect) -> Confirmation:
+def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect,
+                      created: set[int] = frozenset()) -> Confirmation:
+    """Created arrays (``np.zeros(...)``) are replayed as fresh arrays of their shapes, as
+    named inputs are: only the ops on them are confirmed."""
     from shapecheck.runtime.engine import Engine
     from shapecheck.runtime.program import EngineArray
 
-    if not trace:
+    if len(created) == len(trace):
         return Confirmation("NumPy", "skipped", "no op to run")
     if any(not shape_is_concrete(s) for step in trace for s in step.operand_shapes):
         return Confirmation("NumPy", "skipped", "symbolic shapes")
     recorded = {call.trace_index: index for index, call in enumerate(calls)}
     for index, step in enumerate(trace):
-        if index not in recorded:
+        if index not in created and (index not in recorded or ops.lookup(
+                calls[recorded[index]].name, dialect) is None):  # nn functional calls
             return Confirmation("NumPy", "skipped", f"no engine op for {step.text}")
     built = engine_program(calls, dialect)
     if built is None:
@@ -565,6 +732,8 @@ def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect) -
                                                 f"{type(exc).__name__}: {exc}".splitlines()[0])
     ran_on_numpy = True
     for index, step in enumerate(trace):
+        if index in created:
+            continue
         result = results[program_steps[recorded[index]]]
         expected = step.outcome
         if isinstance(expected, ShapeError):

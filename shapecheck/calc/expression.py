@@ -50,6 +50,7 @@ class FunctionUse:
     kind: str  # "method", "function"
     library: str | None  # "numpy" / "torch" from the prefix; None for a bare or method call
     position: Position
+    functional: bool = False  # spelled F.name or torch.nn.functional.name
 
 
 @dataclass(frozen=True)

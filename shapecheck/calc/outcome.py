@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from shapecheck.runtime.dims import Shape, UnknownDim
 
@@ -76,7 +77,8 @@ class StepView:
 
 @dataclass(frozen=True)
 class Confirmation:
-    """Whether a real run agreed: status "confirmed", "disagrees", "skipped" (with why)."""
+    """Whether a real run agreed: status "confirmed", "disagrees", "skipped" (with why), or
+    "emulated" (the engine ran torch's rules on NumPy arrays: no confirmation by torch)."""
 
     engine: str  # "NumPy" or "torch"
     status: str
@@ -89,6 +91,9 @@ class DialectOutcome:
     steps: tuple[StepView, ...]
     confirmations: tuple[Confirmation, ...] = field(default=())
     bindings: tuple[tuple[str, ShapeBinding], ...] = field(default=())  # names the statements bound
+    value: Any = None
+    """The value of the whole expression when it is no array: a dim (``(x@y).shape[0]``) or
+    a tuple of dims (``(x@y).shape``); None when the expression is an array."""
 
     @property
     def error(self) -> ErrorView | None:
@@ -130,6 +135,12 @@ def json_shape(shape: Shape | None) -> list | None:
     return None if shape is None else [json_dim(d) for d in shape]
 
 
+def json_value(value: Any) -> Any:
+    if value is None:
+        return None
+    return json_shape(value) if isinstance(value, tuple) else json_dim(value)
+
+
 def outcome_json(outcome: DialectOutcome) -> dict:
     """The DESIGN.md contract for one dialect (plus how the result was confirmed)."""
     error = outcome.error
@@ -139,6 +150,7 @@ def outcome_json(outcome: DialectOutcome) -> dict:
         "warnings": [{"code": w.code, "message": w.message} for w in outcome.warnings],
         "error": None if error is None else {"kind": error.kind, "message": error.message},
         "steps": [json_shape(step.shape) for step in outcome.steps],
+        "value": json_value(outcome.value),
         "confirmed": [{"engine": c.engine, "status": c.status, "detail": c.detail}
                       for c in outcome.confirmations],
     }

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any, Sequence, TextIO
 
-from shapecheck.runtime.dims import Shape, eq, format_shape, is_one
+from shapecheck.runtime.dims import Shape, eq, format_dim, format_shape, is_one
 from shapecheck.runtime.rules.broadcast import broadcast_dim
 
 from .outcome import DialectOutcome, StepView
@@ -133,6 +133,17 @@ def shape_text(shape: Shape | None) -> str:
     if shape is None:
         return "-"
     return "()" if len(shape) == 0 else format_shape(shape)
+
+
+def result_text(outcome: DialectOutcome) -> str:
+    """What the whole expression is: its value when that is no array (``(x@y).shape[0]`` is
+    a size), else the result's shape."""
+    value = outcome.value
+    if value is None:
+        return shape_text(outcome.shape)
+    if isinstance(value, tuple):
+        return shape_text(value)
+    return format_dim(value)
 
 
 def column_rules(operands: Sequence[Shape], error_dim: int | None = None,
@@ -266,7 +277,7 @@ def step_line(step: StepView) -> Line:
 
 
 def _outcome_key(outcome: DialectOutcome) -> tuple:
-    return (outcome.ok, outcome.shape, outcome.error and outcome.error.message,
+    return (outcome.ok, outcome.shape, outcome.value, outcome.error and outcome.error.message,
             tuple(w.code for w in outcome.warnings),
             tuple(step.shape for step in outcome.steps),
             tuple((c.engine, c.status) for c in outcome.confirmations))
@@ -318,13 +329,15 @@ def render_outcome(pieces: list, outcome: DialectOutcome, label: str,
         summary.append(shape_text(outcome.shape), style="bold yellow")
         summary.append(f" {dependence.describe()}", style="yellow")
     else:
-        summary.append(shape_text(outcome.shape), style="bold green")
+        summary.append(result_text(outcome), style="bold green")
     for confirmation in outcome.confirmations:
         summary.append("   ")
         if confirmation.status == "confirmed":
             summary.append(f"confirmed by running it on {confirmation.engine}", style="green")
         elif confirmation.status == "error-agrees":
             summary.append("the runtime engine raises the same error", style="green")
+        elif confirmation.status == "emulated":
+            summary.append(f"checked by the engine ({confirmation.detail})", style="dim")
         elif confirmation.status == "shape-only":
             summary.append(f"checked by the engine in shape-only mode ({confirmation.detail})",
                            style="dim")
@@ -343,7 +356,7 @@ def _verdict_text(outcome: DialectOutcome, dependence: Dependence | None) -> str
         return "fails"
     if dependence is not None:
         return f"{shape_text(outcome.shape)} (depends on {', '.join(dependence.symbols)})"
-    return shape_text(outcome.shape)
+    return result_text(outcome)
 
 
 class Comparison:

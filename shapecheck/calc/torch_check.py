@@ -104,8 +104,10 @@ def _shape_of(torch: Any, value: Any) -> tuple | None:
     return None
 
 
-def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation:
-    """Run each recorded call on torch; "confirmed" when shapes and error messages agree."""
+def confirm_on_torch(trace: list, calls: list, dialect: Dialect,
+                     created: set[int] = frozenset()) -> Confirmation:
+    """Run each recorded call on torch; "confirmed" when shapes and error messages agree.
+    A created array (trace index in ``created``) is made fresh, as a named input is."""
     if dialect.name != "torch":
         return Confirmation("torch", "skipped", f"{dialect.name} is not today's torch")
     try:
@@ -117,6 +119,8 @@ def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation
     recorded = {call.trace_index: (number, call) for number, call in enumerate(calls)}
     made: dict = {}  # ("input", name) or ("call", k) -> the tensor it is
     for index, step in enumerate(trace):
+        if index in created:
+            continue
         if index not in recorded:
             return Confirmation("torch", "skipped", f"no op call recorded for {step.text}")
         number, call = recorded[index]
@@ -135,7 +139,8 @@ def confirm_on_torch(trace: list, calls: list, dialect: Dialect) -> Confirmation
         except Exception as exc:  # torch's own refusal, whatever its class
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if isinstance(step.outcome, ShapeError):
-                if message.strip() == step.outcome.message.strip():
+                ours = step.outcome.message.strip().splitlines()
+                if ours and message.strip() == ours[0].strip():  # torch's first line
                     return Confirmation("torch", "confirmed", "same error")
                 return Confirmation("torch", "disagrees", f"{step.text}: torch said {message!r}")
             return Confirmation("torch", "disagrees", f"{step.text}: torch raised {message!r}")

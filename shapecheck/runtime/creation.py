@@ -65,8 +65,8 @@ _KWARGS = frozenset({"dtype", "requires_grad", "device", "order", "copy", "like"
 CREATORS = frozenset({"zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
                       "logspace", "array", "asarray", "tensor", "as_tensor", "asanyarray",
                       "ascontiguousarray", "from_numpy", "asfortranarray", "copy", "rand", "randn",
-                      "randint", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-                      "randn_like", "randint_like"})
+                      "randint", "normal", "zeros_like", "ones_like", "empty_like", "full_like",
+                      "rand_like", "randn_like", "randint_like"})
 """Functions that always make an array (of unknown shape when the arguments are not read)."""
 
 _FROM_DATA = frozenset({"array", "asarray", "tensor", "as_tensor", "asanyarray",
@@ -215,6 +215,14 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
     if generator or name.startswith("random."):
         return _random(name.split(".", 1)[1] if "." in name else name, args, kwargs, generator,
                        dtype)
+    if torch and name == "normal":
+        # normal(mean, std, size): floats and a size make a new tensor; tensors broadcast.
+        size = args[2] if len(args) > 2 else kwargs.get("size")
+        mean_std = list(args[:2]) + [kwargs[k] for k in ("mean", "std") if k in kwargs]
+        if size is None or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                   for v in mean_std):
+            return None
+        return made(_dims(size))
     if torch and name == "randint":
         size = kwargs.get("size")
         if size is None:
@@ -228,7 +236,11 @@ def _random(short: str, args: tuple, kwargs: dict, generator: bool,
             dtype: str | None) -> Created | _Marker | None:
     if short not in _RANDOM_SIZE or short in ("rand", "randn") and generator:
         return None
-    default = "int64" if short in ("randint", "integers") else "float64"
+    default = "int64" if short in ("randint", "integers", "poisson", "binomial") else "float64"
+    if short in ("choice", "permutation"):
+        # choice(5) draws ints; choice(values) draws values of that array's dtype.
+        population = args[0] if args else kwargs.get("a", kwargs.get("x"))
+        default = "int64" if _is_int(population) else None
     position = _RANDOM_SIZE[short]
     if "size" in kwargs:
         size = kwargs["size"]

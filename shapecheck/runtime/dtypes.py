@@ -278,11 +278,21 @@ def _numpy1_result_type(a: str, b: str, a_ndim: int | None, b_ndim: int | None) 
 
 
 def op_result_type(op: str, a: str | None, b: str | None, dialect: Dialect,
-                   a_ndim: int | None = 1, b_ndim: int | None = 1) -> str | None:
+                   a_ndim: int | None = 1, b_ndim: int | None = 1,
+                   exponent: object = None) -> str | None:
     """The dtype a binary pointwise op produces: comparisons give bool, true
-    division and float-only ops give a float for integer inputs."""
+    division and float-only ops give a float for integer inputs.
+
+    ``exponent`` is the Python number on the right of NumPy's ``**`` operator (``op`` "pow";
+    ``np.power`` is "power"): ``bool_array ** 2`` runs as ``np.square``, which has no bool
+    loop, so it gives int8 where ``np.power`` gives int64 (None: the exponent is not known).
+    """
     if op in COMPARISON_OPS:
         return "bool"
+    if dialect.is_numpy and op == "pow" and a == "bool" and b == "pyint":
+        if exponent is None:
+            return None
+        return "int8" if exponent == 2 else "int64"
     common = result_type(a, b, dialect, a_ndim, b_ndim)
     if common is None or category(common) >= 2:
         return common

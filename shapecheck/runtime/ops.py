@@ -84,6 +84,8 @@ from typing import Any, Callable
 
 from . import ops_ordering  # noqa: F401  (registers orderings, arg-reductions and norms)
 from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
+from . import ops_statistics  # noqa: F401  (softmax, quantiles, nan-reductions)
+from . import ops_padding  # noqa: F401  (np.pad, F.pad, repeat_interleave)
 from . import ops_structure  # noqa: F401  (registers stacks, splits, selections, creation)
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
@@ -91,7 +93,7 @@ from .arguments import dtype_of as _dtype
 from .arguments import kw as _kw
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import numel, shape_is_concrete
+from .dims import eq, numel, shape_is_concrete
 from .layout import torch_view_strides
 from .optable import (
     _TABLE,
@@ -108,6 +110,7 @@ from .optable import (
 )
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
+from .rules.axes import torch_scalar_type
 from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
 from .views import call_view_kind, output_layout, resolved_view_kind
@@ -119,6 +122,7 @@ _contractions = importlib.import_module(".rules.contractions", __package__)
 _indexing = importlib.import_module(".rules.indexing", __package__)
 _joins = importlib.import_module(".rules.joins", __package__)
 _lapack = importlib.import_module(".rules.lapack", __package__)
+_pointwise = importlib.import_module(".rules.pointwise", __package__)
 _products = importlib.import_module(".rules.products", __package__)
 _reductions = importlib.import_module(".rules.reductions", __package__)
 _repetition = importlib.import_module(".rules.repetition", __package__)
@@ -251,7 +255,11 @@ def _reduce_rule(op: str) -> Callable[..., Result]:
             keep = _kw(kwargs, "keepdims", default=False)
         if isinstance(axis, list):
             axis = tuple(axis)
-        return _reductions.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
+        result = _reductions.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
+        out = kwargs.get("out")
+        if isinstance(out, ArrayArg) and len(result.outputs) == 1:
+            return _pointwise.reduction_out(result, out.shape, op=op, dialect=dialect)
+        return result
     return rule
 
 
@@ -478,6 +486,60 @@ def _binary(rule: Callable[..., Result], *, reflected: bool = False) -> Callable
     return adapted
 
 
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _matmul_rule(reflected: bool = False) -> Callable[..., Result]:
+    """matmul in either library, with out=; torch's does not promote: two operands of
+    different dtypes are refused (after the shape check), in the words of the kernel the
+    ranks pick."""
+    shaped = _binary(_products.matmul, reflected=reflected)
+
+    def rule(a: Any, b: Any, *args: Any, dialect: Dialect, out: Any = None,
+             **kwargs: Any) -> Result:
+        result = shaped(a, b, *args, dialect=dialect, **kwargs)
+        if reflected:
+            a, b = b, a
+        if isinstance(out, ArrayArg):
+            core = 2 - sum(1 for v in (a, b) if len(_shape(v)) == 1)
+            result = _matmul_out(result, out.shape, core, dialect)
+        left, right = _dtype(a), _dtype(b)
+        if isinstance(a, ArrayArg) and isinstance(b, ArrayArg) and left and right \
+                and left != right and dialect.is_torch and not dialect.legacy:
+            if a.ndim == 1 and b.ndim == 1:
+                message = (f"dot : expected both vectors to have same dtype, but found "
+                           f"{torch_scalar_type(left)} and {torch_scalar_type(right)}")
+            else:
+                message = (f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_C_TYPES.get(left, left)} != {_C_TYPES.get(right, right)}")
+            raise ShapeError("dtype", message, "RuntimeError")
+        return result
+    return rule
+
+
+def _matmul_out(result: Result, out: tuple, core: int, dialect: Dialect) -> Result:
+    """matmul's out=: NumPy's gufunc needs out's core dims equal to the result's and its loop
+    dims to hold the result's without broadcasting; torch resizes out as for any op."""
+    if dialect.is_torch:
+        return _pointwise.reduction_out(result, out, op="matmul", dialect=dialect)
+    shape, out = tuple(result.shape), tuple(out)
+    if len(out) < len(shape):
+        # The gufunc's optional core dims (n?, m?) let some such outs through ((1, 1) @ (1, 1)
+        # into a (1,) out): what it accepts there is not modelled.
+        raise NotImplementedError("an out of fewer dims than the result")
+    for i in range(core):
+        o, r = out[len(out) - core + i], shape[len(shape) - core + i]
+        if eq(o, r) is False:
+            raise ShapeError("out", f"matmul: Output operand 0 has a mismatch in its core "
+                             f"dimension {i}, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
+                             f"(size {o} is different from {r})", "ValueError", shapes=(out, shape))
+    loops, out_loops = shape[:len(shape) - core], out[:len(out) - core]
+    _pointwise.unary_out(loops, out_loops, dialect=dialect)
+    return Result.of(out)
+
+
 def _fused(rule: Callable[..., Result]) -> Callable[..., Result]:
     """``addmm(c, a, b, beta=, alpha=)`` and its relatives."""
     def adapted(c: Any, a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -521,11 +583,11 @@ _MULTI_LINALG = ("slogdet", "eig", "eigh", "svd", "qr")
 
 
 def _register_linalg() -> None:
-    _add("np.matmul", "numpy", _binary(_products.matmul), dtype=ops_structure.product_dtype)
-    _add("torch.matmul", "torch", _binary(_products.matmul))
-    _add("matmul", "torch", _binary(_products.matmul))
-    _add("__matmul__", "both", _binary(_products.matmul))
-    _add("__rmatmul__", "both", _binary(_products.matmul, reflected=True))
+    _add("np.matmul", "numpy", _matmul_rule(), dtype=ops_structure.product_dtype)
+    _add("torch.matmul", "torch", _matmul_rule())
+    _add("matmul", "torch", _matmul_rule())
+    _add("__matmul__", "both", _matmul_rule())
+    _add("__rmatmul__", "both", _matmul_rule(reflected=True))
     for name in ("mm", "mv", "bmm"):
         _add(name, "torch", _binary(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))

@@ -436,6 +436,8 @@ def _register() -> None:
         _add(op, "torch", _torch_cumulative_rule, dtype=_running_total_dtype)
     for op in ("cumulative_sum", "cumulative_prod"):
         _add(f"np.{op}", "numpy", _numpy_cumulative_rule(op), dtype=_running_total_dtype)
+    for op in ("nancumsum", "nancumprod"):  # NaN counts as 0 (1): the shape is cumsum's
+        _add(f"np.{op}", "numpy", _numpy_cumulative_rule(op), dtype=_running_total_dtype)
     _add("torch.logcumsumexp", "torch", _logcumsumexp_rule)
     _add("logcumsumexp", "torch", _logcumsumexp_rule)
     for op in ("cummax", "cummin"):

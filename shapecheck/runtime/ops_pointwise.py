@@ -56,16 +56,16 @@ _UNARY = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "tan", "floor", "ce
           "trunc", "exp2", "arcsin", "arccos", "arctan", "nan_to_num", "negative", "deg2rad",
           "rad2deg", "sinc")
 _TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac")
-_TORCH_SHAPE_KEEPING = ("softmax", "log_softmax")  # along a dim; no in-place twin
 # Predicates and element-wise ops without an in-place twin (numpy's are functions only, bar conj).
 _NUMPY_PREDICATES = ("absolute", "fabs", "isnan", "isfinite", "isinf", "logical_not", "conj",
                      "conjugate", "positive", "signbit")
 _TORCH_PREDICATES = ("isnan", "isfinite", "isinf", "logical_not", "conj", "positive", "signbit",
                      "absolute", "sgn")
-# torch.nn.functional's activations and dropouts keep the input's shape.
+# torch.nn.functional's activations and dropouts keep the input's shape (softmax and
+# log_softmax, which check their dim, are ops_statistics.py's).
 _FUNCTIONAL_SHAPE_KEEPING = ("relu", "relu6", "gelu", "silu", "softplus", "elu", "leaky_relu",
                              "hardtanh", "mish", "selu", "celu", "logsigmoid", "softsign",
-                             "sigmoid", "tanh", "softmax", "log_softmax", "softmin", "dropout",
+                             "sigmoid", "tanh", "softmin", "dropout",
                              "alpha_dropout", "feature_alpha_dropout", "normalize", "hardsigmoid",
                              "hardswish", "tanhshrink", "softshrink", "hardshrink", "threshold",
                              "rrelu")
@@ -94,6 +94,28 @@ def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result
     return rule
 
 
+@_shape_keeping
+def _negative_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """``-x``: neither library negates booleans (``~`` is their logical not)."""
+    if _dtype(x) == "bool":
+        if dialect.is_numpy:
+            raise ShapeError("dtype", "The numpy boolean negative, the `-` operator, is not "
+                             "supported, use the `~` operator or the logical_not function "
+                             "instead.", "TypeError")
+        raise ShapeError("dtype", "Negation, the `-` operator, on a bool tensor is not "
+                         "supported. If you are trying to invert a mask, use the `~` or "
+                         "`logical_not()` operator instead.", "RuntimeError")
+    return Result.of(_shape(x))
+
+
+@_shape_keeping
+def _absolute_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """``abs(x)``: torch has no kernel for booleans (NumPy's abs of a bool is the bool)."""
+    if dialect.is_torch and _dtype(x) == "bool":
+        raise ShapeError("dtype", "\"abs_cpu\" not implemented for 'Bool'", "NotImplementedError")
+    return _identity_rule(x, *args, dialect=dialect, **kwargs)
+
+
 def _pointwise_dtype(op: str) -> Callable[..., Any]:
     """The promoted dtype of a binary element-wise op (NEP 50 weak scalars in NumPy, torch's
     categories); None with other than two operands."""
@@ -103,7 +125,8 @@ def _pointwise_dtype(op: str) -> Callable[..., Any]:
         a, b = args
         if not (_is_array(a) or _is_array(b)):
             return None
-        return dtypes.op_result_type(op, _dtype(a), _dtype(b), dialect, _ndim(a), _ndim(b))
+        return dtypes.op_result_type(op, _dtype(a), _dtype(b), dialect, _ndim(a), _ndim(b),
+                                     exponent=None if _is_array(b) else b)
     return dtype
 
 
@@ -200,7 +223,11 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
 
 @_shape_keeping
 def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    """A unary pointwise op (or a fill): the result has the operand's shape."""
+    """A unary pointwise op (or a fill): the result has the operand's shape; out= as for any
+    element-wise op (NumPy refuses an out the input cannot broadcast to, torch resizes it)."""
+    out = kwargs.get("out")
+    if isinstance(out, ArrayArg) and args:
+        return _pointwise.unary_out(_shape(args[0]), out.shape, dialect=dialect)
     return Result.of(_shape(args[0]) if args else ())
 
 
@@ -287,9 +314,6 @@ def _register_pointwise() -> None:
         _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves)
         _add(name, "torch", _identity_rule, saves_output=saves)
         _add(f"{name}_", "torch", _identity_rule, inplace=True)
-    for name in _TORCH_SHAPE_KEEPING:
-        _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves_output(name))
-        _add(name, "torch", _identity_rule, saves_output=saves_output(name))
     for name in _NUMPY_PREDICATES:
         _add(f"np.{name}", "numpy", _identity_rule)
     for name in ("conj", "conjugate"):
@@ -307,6 +331,11 @@ def _register_pointwise() -> None:
         _add(name, "torch", _clamp_rule)
     for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
         _add(dunder, "both", _identity_rule)
+    for name in ("__abs__", "torch.abs", "abs", "torch.absolute", "absolute"):
+        _add(name, "both" if name == "__abs__" else "torch", _absolute_rule)
+    for name in ("__neg__", "np.negative", "torch.neg", "neg", "torch.negative", "negative"):
+        _add(name, "numpy" if name == "np.negative" else "both" if name == "__neg__" else "torch",
+             _negative_rule, saves_output=saves_output("neg"))
     _add("fill_", "torch", _identity_rule, inplace=True)
     _add("zero_", "torch", _identity_rule, inplace=True)
     _add("fill", "numpy", _identity_rule, inplace=True)

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from differential_cases import FAMILIES, Case, Input, RandomPick, run
+from differential_cases import Case, Input, RandomPick, run
+from differential_families import FAMILIES
 
 RESULT = "r"
 
@@ -52,7 +53,8 @@ def real_verdict(case: Case, seed: int = 0) -> Verdict:
         import torch.nn.functional
 
         modules: dict[str, Any] = {"torch": torch, "F": torch.nn.functional}
-        arrays = {name: torch.from_numpy(a) for name, a in arrays.items()}
+        # clone: storage torch owns, which out= may resize (from_numpy's may not be)
+        arrays = {name: torch.from_numpy(a).clone() for name, a in arrays.items()}
     else:
         modules = {"np": np}
     try:

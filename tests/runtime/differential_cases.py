@@ -118,6 +118,17 @@ class I:
 
 
 @dataclass(frozen=True)
+class Steps:
+    """A key that steps along one dim: ``[:, ::2]`` for dim 1, step 2."""
+    dim: int
+    step: int
+
+    @property
+    def key(self) -> tuple:
+        return (slice(None),) * self.dim + (slice(None, None, self.step),)
+
+
+@dataclass(frozen=True)
 class B:
     """A binary operator: ``x + 2.5``, ``x > 0``."""
     op: str
@@ -146,6 +157,8 @@ def render(node: Any) -> str:
         return f"{head}({', '.join(parts)})"
     if isinstance(node, A):
         return f"{render(node.obj)}.{node.name}"
+    if isinstance(node, Steps):
+        return ", ".join([":"] * node.dim + [f"::{node.step}"])
     if isinstance(node, I):
         return f"{render(node.obj)}[{render(node.key)}]"
     if isinstance(node, B):
@@ -177,6 +190,8 @@ def run(node: Any, modules: dict[str, Any], arrays: dict[str, Any]) -> Any:
         return getattr(run(node.obj, modules, arrays), node.name)
     if isinstance(node, I):
         return run(node.obj, modules, arrays)[run(node.key, modules, arrays)]
+    if isinstance(node, Steps):
+        return node.key
     if isinstance(node, B):
         return BINARY[node.op](run(node.left, modules, arrays), run(node.right, modules, arrays))
     raise TypeError(node)
@@ -223,7 +238,7 @@ def prefix(library: str) -> str:
 
 
 def kw(**pairs: Any) -> tuple:
-    return tuple((k, v if isinstance(v, (V, L, P, Seq, F, M, A, I, B)) else L(v))
+    return tuple((k, v if isinstance(v, (V, L, P, Seq, F, M, A, I, B, Steps)) else L(v))
                  for k, v in pairs.items() if v is not _OMIT)
 
 

@@ -16,7 +16,8 @@ import os
 
 import pytest
 from differential import compare, judge
-from differential_cases import FAMILIES, DrawPick
+from differential_cases import DrawPick
+from differential_families import FAMILIES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -668,7 +668,8 @@ class Expressions:
                 name, args = reflected, (args[1], args[0])
         result = self.apply(name, dialect, args, {}, node, operands, _op_label(op))
         dtype = rt_dtypes.op_result_type(op, dtype_of(left), dtype_of(right), dialect,
-                                         ndim_of(left), ndim_of(right))
+                                         ndim_of(left), ndim_of(right),
+                                         exponent=getattr(right, "value", None))
         if result is None:
             if self.lookup(name, dialect) is None and op != "matmul":
                 result = self.broadcast_fallback(node, dialect, operands, _op_label(op))

@@ -279,6 +279,55 @@ def out_param(inputs: tuple[Shape, ...], out: Shape, *, op: str, dialect: Dialec
     return result
 
 
+def _torch_resized(result: Result, out: Shape) -> Result:
+    """torch resizes out= to the result: silently when out is empty, else with a warning."""
+    shape = result.shape
+    if _certainly_differs(out, shape) and eq(numel(out), 0) is False:
+        text = _RESIZE_TEXT.format(old=format_shape(out, "torch"), new=format_shape(shape, "torch"))
+        return result.with_warnings(RuleWarning("out-resize", text))
+    return result
+
+
+def unary_out(x: Shape, out: Shape, *, dialect: Dialect) -> Result:
+    """``np.exp(x, out=o)`` / ``torch.exp(x, out=o)``: as out_param, with one input."""
+    x, out = tuple(x), tuple(out)
+    if dialect.is_numpy:
+        return Result.of(_numpy_output_check((x,), out, dialect))
+    if _is_legacy_torch(dialect):
+        return Result.of(x)
+    return _torch_resized(Result.of(x), out)
+
+
+_NUMPY_REDUCING_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "max": "maximum",
+                         "min": "minimum", "amax": "maximum", "amin": "minimum", "all": "logical_and",
+                         "any": "logical_or"}
+
+
+def reduction_out(result: Result, out: Shape, *, op: str, dialect: Dialect) -> Result:
+    """``np.sum(x, axis, out=o)``: NumPy writes the reduced array into out as it is, so out must
+    have exactly the reduced shape; torch resizes out as for any op."""
+    out = tuple(out)
+    shape = tuple(result.shape)
+    if dialect.is_torch:
+        return result if _is_legacy_torch(dialect) else _torch_resized(result, out)
+    if len(out) != len(shape):
+        ufunc = _NUMPY_REDUCING_UFUNC.get(op, op)
+        raise ShapeError("out", f"output parameter for reduction operation {ufunc} has the wrong "
+                         f"number of dimensions: Found {len(out)} but expected {len(shape)}",
+                         "ValueError", shapes=(out, shape))
+    for axis, (o, r) in enumerate(zip(out, shape)):
+        if eq(o, r) is False:
+            if eq(o, 1) is True:
+                raise ShapeError("out", f"output operand requires a reduction along dimension "
+                                 f"{axis}, but the reduction is not enabled. The dimension size "
+                                 "of 1 does not match the expected output shape.", "ValueError",
+                                 shapes=(out, shape))
+            raise ShapeError("out", "operands could not be broadcast together with remapped "
+                             f"shapes: out {format_shape(out, 'numpy')} and the reduced "
+                             f"{format_shape(shape, 'numpy')}", "ValueError", shapes=(out, shape))
+    return Result.of(out)
+
+
 def copy_into(dst: Shape, src: Shape, *, dialect: Dialect) -> Result:
     """``dst.copy_(src)`` / ``np.copyto(dst, src)``: src broadcasts to dst, dst keeps its shape."""
     dst, src = tuple(dst), tuple(src)
@@ -369,5 +418,5 @@ def _legacy_masked_fill_(x: Shape, mask: Shape, dialect: Dialect) -> Result:
 
 __all__ = [
     "FALLBACK_OPS", "POINTWISE_BINARY", "POINTWISE_OPS", "TERNARY_OPS", "pointwise", "inplace",
-    "out_param", "copy_into", "masked_fill", "inplace_dtype",
+    "out_param", "unary_out", "reduction_out", "copy_into", "masked_fill", "inplace_dtype",
 ]
