@@ -20,6 +20,7 @@ from ...runtime.verdicts import ShapeError
 from ..values import AbstractArray, ConstValue, LayerValue, ModuleRef, TupleValue, Value
 from .alias_facts import compose, concrete, index_layout, replace
 from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, rule_index_items, to_arg
+from .training import GRAD_CLIPPERS
 
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
 NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
@@ -114,6 +115,10 @@ class CallEffects:
         first = args[0] if args else None
         if qualname in ("torch.autograd.grad", "torch.autograd.backward"):
             self.backward(node, first)
+            return value
+        if qualname in GRAD_CLIPPERS:
+            self.clip_grads(node, qualname, first if first is not None else kwargs.get(
+                "parameters"))
             return value
         if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
             off = kwargs.get("requires_grad") == ConstValue(False) or \

@@ -139,6 +139,7 @@ class Context:
         self.on_its_own = False  # analyzing a function with no caller (its summary)
         self.named_symbols: dict[str, Any] = {}  # symbol -> where the code named it (SC112)
         self.parameter_storages: dict[int, Any] = {}  # nn.Module instance -> its parameters
+        self.parameter_owners: dict[int, Any] = {}  # parameters' storage -> the module
         self.refined_holders: dict[tuple, list] = {}  # (function, text) -> refined nodes
         self.sized_params: set[int] = set()  # parameters (node ids) the code uses as sizes
         self.param_flows: dict[int, set[int]] = {}  # parameter -> caller parameters passed to it

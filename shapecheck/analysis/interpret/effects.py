@@ -194,6 +194,21 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
 
+    def store_back(self, node: cst.AugAssign, item: AbstractArray, value: Value) -> None:
+        """``a[i] += v`` is ``a[i] = a[i] + v``: a write into ``a`` even when ``a[i]`` is a
+        copy (advanced indexing, or an item of an array of unknown rank)."""
+        if not isinstance(node.target, cst.Subscript):
+            return
+        own = item.alias.storage if item.alias is not None else None
+        with self.suppressed():
+            base = self.eval(node.target.value)
+            items = self.index_items(node.target)
+        if not isinstance(base, AbstractArray) or base.alias is None or \
+                base.alias.storage is None or own is not None and own.id == base.alias.storage.id:
+            return  # a view of base: the in-place op wrote base already
+        self.write(self.written_region(base, items), node, node.target.value, "assignment",
+                   (value,))
+
     def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str) -> None:
         """SC301: the write goes, through plain views, into the result of advanced indexing: a
         copy that is dropped at once."""

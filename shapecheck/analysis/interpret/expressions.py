@@ -403,6 +403,8 @@ class Expressions:
             return dict(base.fields).get(name, UNKNOWN_VALUE)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
+        if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
+            return ModuleMethod(base, name)
         if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
                 len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
             return base.items[RESULT_FIELDS[name][0]]
@@ -429,7 +431,9 @@ class Expressions:
             value = array.derived(array.shape, array.origin, tail=array.tail)
             return self.detached(value, array) if name == "data" else \
                 self.as_view(value, array, "view")
-        if name in ("real", "imag", "data", "grad"):
+        if name == "grad":
+            return self.grad_of(node, array)
+        if name in ("real", "imag", "data"):
             return array.derived(array.shape, array.origin, tail=array.tail)
         if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
             return UNKNOWN_VALUE

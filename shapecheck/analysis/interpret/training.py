@@ -1,5 +1,5 @@
 """Training-loop effects: a model's parameters seen through ``state_dict()``, the optimizer
-that writes them, and autograd's saved tensors (SC307 on ``backward()``)."""
+that writes them and their gradients, and autograd's saved tensors (SC307 on ``backward()``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,28 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ..rules.aliasing import saved_output_inplace_message
-from ..values import UNKNOWN_VALUE, AbstractArray, Alias, Storage, Value
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    Alias,
+    InstanceValue,
+    LayerValue,
+    Storage,
+    TupleValue,
+    Value,
+)
+from .alias_facts import replace
 from .env import OptimizerValue
 
 # nn.Module methods that reach the module's parameters: live references to them, or
-# (load_state_dict) a write into them, in place.
-PARAMETER_VIEWS = frozenset({"state_dict", "parameters", "named_parameters", "load_state_dict"})
+# (load_state_dict, zero_grad) a write into them or their gradients, in place.
+PARAMETER_VIEWS = frozenset({"state_dict", "parameters", "named_parameters", "load_state_dict",
+                             "zero_grad"})
+# Functions that scale or clamp the .grad of the parameters they are given, in place.
+GRAD_CLIPPERS = frozenset({"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_",
+                           "torch.nn.utils.clip_grad.clip_grad_norm_",
+                           "torch.nn.utils.clip_grad.clip_grad_value_",
+                           "torch.nn.utils.clip_grads_with_norm_"})
 
 
 class Training:
@@ -30,8 +46,13 @@ class Training:
         if storage is None:
             storage = Storage(id(instance), f"{owner}'s parameters")
             self.parameter_storages[id(instance)] = storage
+            self.parameter_owners[storage.id] = instance
         if name == "load_state_dict":
-            self.record_write(storage.id, f"{owner}.load_state_dict()", node)
+            for sid in self.parameter_family(storage.id):
+                self.record_write(sid, f"{owner}.load_state_dict()", node)
+            return UNKNOWN_VALUE
+        if name == "zero_grad":
+            self.zero_grads(node, (storage.id,), f"{owner}.zero_grad")
             return UNKNOWN_VALUE
         return AbstractArray(None, None, "torch", self.origin(node),
                              alias=Alias(storage, "view", deps=frozenset({storage.id})))
@@ -44,10 +65,57 @@ class Training:
             return OptimizerValue((params.alias.storage.id,))
         return UNKNOWN_VALUE
 
-    def optimizer_step(self, node: cst.CSTNode, optimizer: Any) -> None:
-        """``optimizer.step()`` writes every parameter it was built from, in place."""
-        for sid in optimizer.storages:
-            self.record_write(sid, "optimizer.step()", node)
+    def optimizer_call(self, node: cst.Call, optimizer: Any, name: str) -> None:
+        """``optimizer.step()`` writes every parameter it was built from, in place;
+        ``optimizer.zero_grad(set_to_none=False)`` their gradients."""
+        if name == "step":
+            for sid in optimizer.storages:
+                for member in self.parameter_family(sid):
+                    self.record_write(member, "optimizer.step()", node)
+        elif name == "zero_grad":
+            self.zero_grads(node, optimizer.storages, "optimizer.zero_grad")
+
+    def zero_grads(self, node: cst.Call, storages: tuple, label: str) -> None:
+        """``zero_grad()`` sets every gradient to None by default (a tensor taken before keeps
+        its values); with ``set_to_none=False`` it zeroes them in place."""
+        flag = next((a.value for a in node.args if a.keyword is None or
+                     a.keyword.value == "set_to_none"), None)
+        if not (isinstance(flag, cst.Name) and flag.value == "False"):
+            return
+        for sid in storages:
+            for member in self.parameter_family(sid):
+                self.record_write(grad_storage_id(member), f"{label}(set_to_none=False)", node)
+
+    def clip_grads(self, node: cst.Call, qualname: str, params: Value) -> None:
+        """``clip_grad_norm_(model.parameters(), ...)`` scales the parameters' gradients in
+        place."""
+        alias = params.alias if isinstance(params, AbstractArray) else None
+        if alias is None or alias.storage is None:
+            return
+        label = qualname.rsplit(".", 1)[-1] + "()"
+        for member in self.parameter_family(alias.storage.id):
+            self.record_write(grad_storage_id(member), label, node)
+
+    def grad_of(self, node: cst.CSTNode, array: AbstractArray) -> Value:
+        """``p.grad``: the gradient autograd accumulates for ``p``, one storage per parameter
+        storage, which ``zero_grad(set_to_none=False)`` and ``clip_grad_norm_`` write in
+        place."""
+        value = array.derived(array.shape, array.origin, tail=array.tail, requires_grad=False)
+        storage = array.alias.storage if array.alias is not None else None
+        if storage is None or array.library != "torch":
+            return value
+        grads = Storage(grad_storage_id(storage.id), f"{self.text(node, 40)}",
+                        is_array=storage.is_array)
+        return replace(value, alias=Alias(grads, "view", deps=frozenset()))
+
+    def parameter_family(self, sid: int) -> set[int]:
+        """A module's parameters storage with the storages of the parameters of its layers
+        (``model.head.weight``), which the same optimizer writes."""
+        found = {sid}
+        owner = self.parameter_owners.get(sid)
+        if owner is not None:
+            _layer_parameters(owner, found, set())
+        return found
 
     def record_write(self, sid: int, writer: str, node: cst.CSTNode) -> None:
         """A write into the whole of a storage that no rule checks at the write itself."""
@@ -88,3 +156,36 @@ class Training:
                 line = self.line(node)
                 self.report("SC307", inplace_node, saved_output_inplace_message(op, line),
                             "RuntimeError", related=((self.path, line),))
+
+
+def grad_storage_id(sid: int) -> int:
+    """The storage of the gradient of the parameters in storage ``sid``."""
+    return hash(("grad", sid))
+
+
+def _layer_parameters(module: Any, found: set[int], seen: set[int]) -> None:
+    """The storages of the parameters of ``module`` and of every layer it holds: a layer's
+    ``weight`` and ``bias`` (``Modules.layer_parameter``), a submodule's own ``parameters()``,
+    an ``nn.Parameter`` attribute."""
+    if id(module) in seen:
+        return
+    seen.add(id(module))
+    found.add(id(module))
+    if isinstance(module, LayerValue):
+        found.update(hash((id(module), name)) for name in ("weight", "bias"))
+        for child in module.layers:
+            _layer_parameters(child, found, seen)
+    elif isinstance(module, InstanceValue):
+        for item in module.attrs.values():
+            _attribute_parameters(item, found, seen)
+
+
+def _attribute_parameters(item: Any, found: set[int], seen: set[int]) -> None:
+    if isinstance(item, (LayerValue, InstanceValue)):
+        _layer_parameters(item, found, seen)
+    elif isinstance(item, TupleValue):
+        for element in item.items:
+            _attribute_parameters(element, found, seen)
+    elif isinstance(item, AbstractArray) and item.alias is not None and \
+            item.alias.storage is not None and item.alias.storage.leaf_grad:
+        found.add(item.alias.storage.id)
