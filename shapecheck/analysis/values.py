@@ -48,6 +48,8 @@ class Storage:
     # False for a parameter nothing is known of, assumed an array only for its aliasing: it
     # may be a list or a DataFrame, so no finding rests on its being an ndarray.
     is_array: bool = True
+    # Reached through ``.data``: a write bumps no version counter autograd checks.
+    unversioned: bool = False
 
 
 @dataclass(frozen=True)

@@ -87,16 +87,19 @@ class CallEffects:
         if spec is None:
             return value
         result = self.by_view_kind(node, spec, array, args, kwargs, value, name)
+        self.save_inputs(name, [array, *args], result)
         return self.saved_for_backward(result, spec, array, name)
 
-    def detached(self, value: Value, array: AbstractArray) -> Value:
-        """``x.detach()`` / ``x.data``: the same memory, outside autograd's graph."""
+    def detached(self, value: Value, array: AbstractArray, through_data: bool = False) -> Value:
+        """``x.detach()`` / ``x.data``: the same memory, outside autograd's graph (and, through
+        ``.data``, outside the version counter autograd checks at backward)."""
         value = self.as_view(value, array, "view")
         if isinstance(value, AbstractArray) and value.alias is not None:
             storage = value.alias.storage
             value = replace(value, requires_grad=False, alias=replace(
                 value.alias, deps=frozenset(),
-                storage=replace(storage, leaf_grad=False, saved_by=None) if storage else None))
+                storage=replace(storage, leaf_grad=False, saved_by=None,
+                                unversioned=through_data) if storage else None))
         return value
 
     def track_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
@@ -165,6 +168,7 @@ class CallEffects:
         if library == "torch" and kwargs.get("inplace") != ConstValue(True):
             # What autograd saves is a property of the op, whichever namespace spells it.
             short = name.rsplit(".", 1)[-1]
+            self.save_inputs(short, list(args), result)
             result = self.saved_for_backward(result, self.lookup(short, dialect), first, short)
         return result
 

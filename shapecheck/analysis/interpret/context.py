@@ -120,7 +120,9 @@ class Context:
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
         self.storage_names: dict[int, str] = {}  # storage id -> the first name bound to it
         self.grad_storages: set[int] = set()  # leaves that require grad
-        self.saved_writes: dict[int, tuple] = {}  # saved-for-backward storage -> (write, op)
+        # saved-for-backward storage -> (write, op, the storage of the op's result)
+        self.saved_writes: dict[int, tuple] = {}
+        self.saved_inputs: dict[int, tuple] = {}  # storage -> (op, its result's storage)
         self.versions: dict[int, int] = {}  # storage id -> how many writes it has seen
         self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
         # storage id -> (write, writer name): written through a maybe-view, base not yet read

@@ -189,7 +189,11 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             self.maybe_writes[storage.id] = (node, writer_var)
         if storage.saved_by is not None:
             # The first write after the save is the one that breaks backward.
-            self.saved_writes.setdefault(storage.id, (node, storage.saved_by))
+            self.saved_writes.setdefault(storage.id, (node, storage.saved_by, storage.id, None))
+        elif storage.id in self.saved_inputs and not storage.unversioned:
+            op, saver = self.saved_inputs[storage.id]
+            self.saved_writes.setdefault(storage.id, (node, op, saver,
+                                                      self.storage_name(target.alias)))
         if storage.leaf_grad and not self.no_grad:
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")

@@ -429,7 +429,7 @@ class Expressions:
             return self.method_op(node, array, name, [], {})
         if name in ("real", "data") and (name == "data") == (array.library == "torch"):
             value = array.derived(array.shape, array.origin, tail=array.tail)
-            return self.detached(value, array) if name == "data" else \
+            return self.detached(value, array, through_data=True) if name == "data" else \
                 self.as_view(value, array, "view")
         if name == "grad":
             return self.grad_of(node, array)
@@ -560,7 +560,9 @@ class Expressions:
             return IntValue(UNKNOWN)
         if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
             result = self.array_binary(node, op, left, right, left_node, right_node)
-            return self.fresh(result, node, "result", operands=(left, right))
+            result = self.fresh(result, node, "result", operands=(left, right))
+            self.save_inputs(op, [left, right], result)
+            return result
         if isinstance(left, IntValue) and isinstance(right, IntValue):
             if op in ("floor_divide", "remainder", "div") and right.value == 0 and \
                     isinstance(right.value, int):

@@ -7,8 +7,9 @@ from typing import Any
 
 import libcst as cst
 
+from ...runtime import autograd_saved
 from ...runtime import ops as rt_ops
-from ..rules.aliasing import saved_output_inplace_message
+from ..rules.aliasing import saved_input_inplace_message, saved_output_inplace_message
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -147,15 +148,49 @@ class Training:
             return value
         return self.with_storage(value, saved_by=name.rsplit(".", 1)[-1])
 
+    def save_inputs(self, name: str, operands: list, result: Value) -> None:
+        """An op whose backward reads some of its inputs (``x * w`` keeps w when x needs grad,
+        and x when w does, per ``runtime.autograd_saved``): torch checks at backward() that
+        none was written in place since. Nothing is saved under no_grad, and only tensors
+        of certain identity count."""
+        alias = result.alias if isinstance(result, AbstractArray) else None
+        if self.no_grad or alias is None or alias.storage is None:
+            return
+        if any(isinstance(o, AbstractArray) and (o.library != "torch" or o.maybe_not_array)
+               for o in operands):
+            return  # a numpy array, or a parameter that may be a number: no overload is certain
+        needs = tuple(self.needs_grad(o) for o in operands)
+        if not any(needs):
+            return
+        tensors = tuple(isinstance(o, AbstractArray) for o in operands)
+        saved = autograd_saved.saved_inputs("mm" if name == "matmul" else name, tensors, needs)
+        for position in saved or ():
+            kept = operands[position].alias
+            if kept is None or kept.storage is None or kept.view == "maybe":
+                continue
+            # A save is fresh: writes before it are no harm to this graph.
+            self.saved_writes.pop(kept.storage.id, None)
+            self.saved_inputs[kept.storage.id] = (name, alias.storage.id)
+
     def backward(self, node: cst.CSTNode, value: Value) -> None:
-        """``loss.backward()``: every saved output written in place since is read again."""
+        """``loss.backward()``: every saved tensor written in place since is read again, when
+        the op that saved it is in the loss's graph. The graph is freed then: what it saved
+        is saved no more."""
         if not isinstance(value, AbstractArray) or value.alias is None:
             return
-        for storage_id, (inplace_node, op) in list(self.saved_writes.items()):
-            if storage_id in value.alias.deps:
-                line = self.line(node)
-                self.report("SC307", inplace_node, saved_output_inplace_message(op, line),
-                            "RuntimeError", related=((self.path, line),))
+        deps = value.alias.deps
+        line = self.line(node)
+        for storage_id, (inplace_node, op, saver, name) in list(self.saved_writes.items()):
+            if saver not in deps:
+                continue
+            message = saved_output_inplace_message(op, line) if name is None else \
+                saved_input_inplace_message(op, name, line)
+            self.report("SC307", inplace_node, message, "RuntimeError",
+                        related=((self.path, line),))
+            del self.saved_writes[storage_id]
+        for storage_id, (_, saver) in list(self.saved_inputs.items()):
+            if saver in deps:
+                del self.saved_inputs[storage_id]
 
 
 def grad_storage_id(sid: int) -> int:

@@ -296,12 +296,14 @@ AUTOGRAD_INPLACE = RuleSpec(
     severity=Severity.ERROR,
     summary="In-place on a leaf tensor that requires grad (requires_grad=True, nn.Parameter) "
             "outside torch.no_grad(); in-place on a tensor autograd saved for backward (the "
-            "output of sigmoid, tanh, exp, relu, softmax, ...) before .backward().",
+            "output of sigmoid, tanh, exp, relu, softmax, ...; an input of mul, div, pow, "
+            "matmul, ... kept for another input's gradient) before .backward().",
     why="autograd refuses to modify a leaf that requires grad in place (\"a leaf Variable that "
         "requires grad is being used in an in-place operation.\"). Ops whose gradient is "
-        "computed from their output save that output; changing it in place makes backward() "
+        "computed from their output save that output, and x * w keeps w for x's gradient (and x "
+        "for w's); changing a kept tensor in place, even under torch.no_grad(), makes backward() "
         "fail (\"one of the variables needed for gradient computation has been modified by an "
-        "inplace operation\").",
+        "inplace operation\"). A write through .data is not seen by autograd.",
     bad=(Example("import torch\n"
                  "w = torch.zeros(3, requires_grad=True)\n"
                  "w += 1  # error: SC307\n", library="torch"),
@@ -319,7 +321,13 @@ AUTOGRAD_INPLACE = RuleSpec(
                  "h = F.relu(x)\n"
                  "h[0] = 0  # error: SC307\n"
                  "loss = (h * 3).sum()\n"
-                 "loss.backward()\n", library="torch")),
+                 "loss.backward()\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.ones(3, requires_grad=True)\n"
+                 "scale = torch.full((3,), 2.0)\n"
+                 "y = x * scale\n"
+                 "scale.add_(1)  # error: SC307\n"
+                 "y.sum().backward()\n", library="torch")),
     good=(Example("import torch\n"
                   "w = torch.zeros(3, requires_grad=True)\n"
                   "with torch.no_grad():\n"
@@ -331,9 +339,14 @@ AUTOGRAD_INPLACE = RuleSpec(
                   "h = x * 2\n"
                   "h.add_(1)\n"
                   "h.sum().backward()\n"
+                  "scale = torch.full((3,), 2.0)\n"
+                  "z = x * scale.clone()\n"
+                  "scale.add_(1)\n"
+                  "z.sum().backward()\n"
                   "assert w[0] == 1\n", library="torch"),),
     fix="Update parameters inside torch.no_grad() (or through .data); write out of place "
-        "(y = y * 2) on values autograd needs.",
+        "(y = y * 2) on values autograd needs, or give the op a clone of the input you will "
+        "change.",
 )
 
 ALIAS_RULES = {spec.code: spec for spec in (
@@ -373,6 +386,14 @@ def saved_output_inplace_message(op: str, backward_line: int) -> str:
     return (f"in-place write into the output of {op}(), which autograd saved for backward; "
             f".backward() at line {backward_line} raises \"one of the variables needed for "
             "gradient computation has been modified by an inplace operation\"; write out of place")
+
+
+def saved_input_inplace_message(op: str, name: str, backward_line: int) -> str:
+    """SC307: an in-place write into an input autograd saved, read again by backward."""
+    return (f"in-place write into {name!r}, which {op}() saved for backward as an input; "
+            f".backward() at line {backward_line} raises \"one of the variables needed for "
+            "gradient computation has been modified by an inplace operation\"; write out of place "
+            "or .clone() it before the op")
 
 
 def overlapping_inplace_message(written: str, name: str, read: str) -> str:
