@@ -189,3 +189,24 @@ def test_a_loss_module_held_by_a_trainer_writes_the_predictions_of_the_caller():
     fixed = LOSS.replace("pred += 0.5", "pred = pred + 0.5")
     assert codes(fixed) == []
     assert shifted == pytest.approx(float(run(fixed)["mean"]) + 0.5)  # the caller's pred moved
+
+
+def test_a_torch_helper_calling_tensor_methods_numpy_spells_as_functions_writes_its_caller():
+    pytest.importorskip("torch")
+    # pred.pow() is a tensor's method, not the mark of an array namespace (as xp.pow would be).
+    code = """
+    import torch
+
+    def squared_error(pred, target):
+        pred.sub_(target)
+        return pred.pow(2).mean()
+
+    torch.manual_seed(0)
+    pred = torch.randn(5)
+    err = squared_error(pred, torch.ones(5))
+    mean = float(pred.mean())
+    """
+    assert codes(code) == [(10, "SC305")]
+    fixed = code.replace("pred.sub_(target)", "pred = pred - target")
+    assert codes(fixed) == []
+    assert run(code)["mean"] == pytest.approx(run(fixed)["mean"] - 1.0)
