@@ -50,6 +50,8 @@ from .training import PARAMETER_VIEWS, Training
 # Attributes that describe an array without reading its elements.
 METADATA = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "flags",
                       "strides", "is_leaf", "requires_grad", "layout", "names"})
+# tensor methods that select elements as an index would, into new memory.
+SELECTIONS = frozenset({"index_select", "masked_select", "take", "take_along_dim", "gather"})
 # torch methods ending in "_" that change flags, not data.
 NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "detach_"})
 
@@ -228,6 +230,18 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
                     rt_ops.writes_reach_input(expr.func.attr.value):
                 expr = expr.func.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                    expr.func.attr.value in SELECTIONS:
+                # t.index_select(0, ids).zero_(): a selection reads like indexing, and copies;
+                # probs = x.gather(1, ids).exp_() keeps the copy on purpose.
+                if isinstance(node, cst.Call) and id(node) not in self.statement_calls:
+                    return
+                with self.suppressed():
+                    base = self.eval(expr.func.value)
+                if isinstance(base, AbstractArray) and base.library == "torch":
+                    self.report("SC301", node, write_to_copy_message(
+                        op, self.text(expr), self.text(expr.func.value)))
+                return
             else:
                 return
 

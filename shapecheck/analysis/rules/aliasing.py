@@ -15,7 +15,7 @@ WRITE_TO_COPY = RuleSpec(
     severity=Severity.ERROR,
     summary="A write (setitem or an in-place method) into the result of advanced or boolean "
             "indexing that is not itself the assignment's target: a[mask][0] = 1, "
-            "b[m][:, 0] = 1, x[[1, 3]].fill_(0).",
+            "b[m][:, 0] = 1, x[[1, 3]].fill_(0), t.index_select(0, ids).zero_().",
     why="Advanced and boolean indexing return a new array. Only the outermost index of an "
         "assignment writes into the original (a[mask] = 1 calls a.__setitem__); a chained index "
         "first copies, then writes into the copy, which is dropped at once. The code runs and "
@@ -33,7 +33,11 @@ WRITE_TO_COPY = RuleSpec(
          Example("import torch\n"
                  "x = torch.zeros(5)\n"
                  "x[[1, 3]].fill_(7)  # error: SC301\n"
-                 "assert (x == 0).all()\n", library="torch")),
+                 "assert (x == 0).all()\n", library="torch"),
+         Example("import torch\n"
+                 "table = torch.ones(4, 3)\n"
+                 "table.index_select(0, torch.tensor([0, 2])).zero_()  # error: SC301\n"
+                 "assert (table == 1).all()\n", library="torch")),
     good=(Example("import numpy as np\n"
                   "a = np.zeros(5)\n"
                   "mask = a == 0\n"
@@ -49,9 +53,13 @@ WRITE_TO_COPY = RuleSpec(
                   "x = torch.zeros(5)\n"
                   "x[[1, 3]] = 7\n"
                   "x[1:3].fill_(2)\n"
-                  "assert x.tolist() == [0.0, 2.0, 2.0, 7.0, 0.0]\n", library="torch")),
+                  "table = torch.ones(4, 3)\n"
+                  "table.index_fill_(0, torch.tensor([0, 2]), 0.0)\n"
+                  "probs = table.gather(1, torch.zeros(4, 1, dtype=torch.long)).exp_()\n"
+                  "assert x.tolist() == [0.0, 2.0, 2.0, 7.0, 0.0] and table.sum() == 6\n",
+                  library="torch")),
     fix="Index once, so the assignment's own __setitem__ does the write: a[np.flatnonzero(mask)[0]] "
-        "= 1, b[m, 0] = 1, x[[1, 3]] = 0.",
+        "= 1, b[m, 0] = 1, x[[1, 3]] = 0; t.index_fill_(0, ids, 0) for a selection.",
 )
 
 WRITE_TO_BROADCAST_VIEW = RuleSpec(
