@@ -92,6 +92,10 @@ class AbstractArray:
     keepdims (SC103). ``alias`` holds the alias facts (storage, view kind,
     layout); it does not take part in equality, so the shape walk's joins and
     fixed points are the same with or without it, and None means unknown.
+    ``assumed_rank`` marks a rank taken from how the code indexes an array of
+    unknown rank (``boxes[:, 0]`` needs at least 2 dims; taken as exactly 2),
+    and everything computed from it: its shapes are for the coverage and for
+    the shapes further on, and no error rests on them.
     """
 
     shape: tuple | None
@@ -103,6 +107,7 @@ class AbstractArray:
     reduced: Reduction | None = None
     requires_grad: bool = False
     alias: Alias | None = field(default=None, compare=False)
+    assumed_rank: bool = False
 
     @property
     def ndim(self) -> int | None:
@@ -164,6 +169,32 @@ class TupleValue:
 
     items: tuple
     is_list: bool = False
+
+
+@dataclass(frozen=True)
+class Iterable:
+    """Something iterated over whose length is not known and whose items are all ``element``:
+    ``range(n)``, a comprehension, a list filled by ``append`` in a loop."""
+
+    element: Any
+
+
+@dataclass(frozen=True)
+class DictValue:
+    """A dict literal whose keys are all strings: ``dd = {"device": device, "dtype": dtype}``.
+
+    It is what ``**dd`` passes to a call and ``dd["dtype"]`` reads; a write into it, or a
+    call that may change it, makes the name unknown again.
+    """
+
+    items: tuple  # (key, value) pairs, in the literal's order
+
+    def get(self, key: str) -> Any:
+        """The value under ``key``, None when the literal has no such key."""
+        for name, value in self.items:
+            if name == key:
+                return value
+        return None
 
 
 @dataclass(frozen=True)
@@ -250,8 +281,8 @@ class BoundMethod:
     self_value: Any
 
 
-Value = Union[AbstractArray, UnknownValue, IntValue, FloatValue, ConstValue, TupleValue, SliceValue, ModuleRef,
-              DtypeValue, GeneratorValue, LayerValue, FunctionValue, ClassValue, InstanceValue,
+Value = Union[AbstractArray, UnknownValue, IntValue, FloatValue, ConstValue, TupleValue, DictValue,
+              SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue, ClassValue, InstanceValue,
               BoundMethod]
 
 
@@ -288,13 +319,22 @@ def join_values(a: Value, b: Value) -> Value:
                              explicit_axis=a.explicit_axis and b.explicit_axis,
                              reduced=a.reduced if a.reduced == b.reduced else None,
                              requires_grad=a.requires_grad or b.requires_grad,
-                             alias=a.alias)
+                             alias=a.alias, assumed_rank=a.assumed_rank or b.assumed_rank)
     if isinstance(a, FloatValue) and (isinstance(b, FloatValue) or isinstance(b, ConstValue)
                                       and type(b.value) is float) or isinstance(b, FloatValue) \
             and isinstance(a, ConstValue) and type(a.value) is float:
         return FloatValue()
     if isinstance(a, IntValue) and isinstance(b, IntValue):
         return IntValue(join_dims(a.value, b.value))
+    if isinstance(a, Iterable) or isinstance(b, Iterable):
+        # A list filled in a loop meets the list before the loop: any length, any of the items.
+        items = [v for side in (a, b) for v in (
+            (side.element,) if isinstance(side, Iterable) else
+            side.items if isinstance(side, TupleValue) and side.is_list else (UNKNOWN_VALUE,))]
+        out = items[0]
+        for item in items[1:]:
+            out = join_values(out, item)
+        return Iterable(out) if out is not UNKNOWN_VALUE else UNKNOWN_VALUE
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
         return TupleValue(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls:
@@ -336,7 +376,7 @@ def shape_value(shape: tuple) -> TupleValue:
 
 __all__ = [
     "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
-    "ConstValue", "FloatValue", "TupleValue", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
+    "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "join_values", "join_dims", "dims_of", "known_int", "shape_value", "vague",
 ]

@@ -17,9 +17,25 @@ from ...runtime import dtypes as rt_dtypes
 from ...runtime import ops as rt_ops
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.verdicts import ShapeError
-from ..values import AbstractArray, ConstValue, LayerValue, ModuleRef, TupleValue, Value
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ConstValue,
+    LayerValue,
+    ModuleRef,
+    TupleValue,
+    Value,
+)
 from .alias_facts import compose, concrete, index_layout, replace
-from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, rule_index_items, to_arg
+from .operands import (
+    FAIL,
+    array_arg,
+    dtype_from,
+    dtype_of,
+    ndim_of,
+    rule_index_items,
+    to_arg,
+)
 from .training import GRAD_CLIPPERS
 
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
@@ -278,6 +294,25 @@ class CallEffects:
         if base.alias is not None and base.alias.layout is not None:
             layout = index_layout(base.alias.layout, items)
         return self.as_view(value, base, kind, layout)
+
+    def row_of(self, array: AbstractArray) -> AbstractArray:
+        """What iterating ``array`` gives: views of its rows (torch unbinds, numpy indexes).
+        Of a parameter nothing is known of, an item of a list, a dict's key or a row:
+        anything, in the caller's memory when the caller passes an array."""
+        if array.shape:
+            row = array.derived(array.shape[1:], array.origin, dtype=array.dtype)
+        elif array.maybe_not_array:
+            row = AbstractArray(None, None, array.library, array.origin)
+        else:
+            row = AbstractArray(None, array.dtype, array.library, array.origin)
+        return self.as_view(row, array, "view")
+
+    def listed_rows(self, array: AbstractArray, is_list: bool) -> Value:
+        """``list(t)`` / ``tuple(t)``: the rows of t, views of its memory, when they are few
+        and counted."""
+        if array.shape and isinstance(array.shape[0], int) and 0 < array.shape[0] <= 64:
+            return TupleValue((self.row_of(array),) * array.shape[0], is_list)
+        return UNKNOWN_VALUE
 
     def written_region(self, base: AbstractArray, items: Any) -> AbstractArray:
         """What ``base[items] = ...`` writes: always base's memory, through the indexed view

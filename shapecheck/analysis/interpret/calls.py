@@ -26,6 +26,7 @@ from ..values import (
     BoundMethod,
     ClassValue,
     ConstValue,
+    DictValue,
     FloatValue,
     FunctionValue,
     GeneratorValue,
@@ -44,11 +45,13 @@ from .env import (
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
+    DictGet,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
     NamespaceValue,
     OptimizerMethod,
+    PartialValue,
 )
 from .names import (
     AUG_LABEL,
@@ -106,13 +109,16 @@ class Calls:
                 else:
                     starred = True
             elif arg.star == "**":
-                splatted = True
+                if isinstance(value, DictValue):
+                    kwargs.update(value.items)  # dd = {"device": ..., "dtype": ...}: known keys
+                else:
+                    splatted = True
             elif arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
-        self.forget_mutated_lists(node, func)
+        self.forget_mutated_lists(node, func, args, kwargs)
         self.register_module_state(node, args)
         if splatted and not starred and isinstance(func, ModuleRef):
             made = self.made_with_unknown_keywords(node, func, args, kwargs)
@@ -145,9 +151,14 @@ class Calls:
                 return replace(made, dtype=None)
         return None
 
-    def forget_mutated_lists(self, node: cst.Call, func: Value) -> None:
+    def forget_mutated_lists(self, node: cst.Call, func: Value, args: list,
+                             kwargs: dict) -> None:
         """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
-        that may fill it) the items seen at ``rows = []`` are no longer its items."""
+        that may fill it) the items seen at ``rows = []`` are no longer its items. An append
+        keeps what the items have in common: ``rows`` holds any number of them."""
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append" and \
+                len(args) == 1 and not kwargs and self.append_item(node.func.value, args[0]):
+            return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in LIST_MUTATORS:
             self.forget_list(node.func.value)
         if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
@@ -167,13 +178,53 @@ class Calls:
         if isinstance(owner, InstanceValue) and owner.cls.is_nn_module:
             owner.attrs[args[0].value] = args[1]
 
+    def append_item(self, holder: cst.BaseExpression, item: Value) -> bool:
+        """``outs.append(y)`` on a list of arrays: outs holds any number of arrays like its
+        items and y. False when ``outs`` is no list the analysis follows."""
+        if not isinstance(holder, (cst.Name, cst.Attribute)) or not isinstance(item, AbstractArray):
+            return False
+        with self.suppressed():
+            value = self.eval(holder)
+        if isinstance(value, Iterable):
+            items = [value.element]
+        elif isinstance(value, TupleValue) and value.is_list:
+            items = list(value.items)
+        else:
+            return False
+        joined = item
+        for other in items:
+            joined = join_values(joined, other)
+        self.assign(holder, Iterable(joined) if isinstance(joined, AbstractArray) else
+                    UNKNOWN_VALUE, holder)
+        return True
+
+    def op_on_any_count(self, node, library: str, name: str, args: list, kwargs: dict,
+                        arg_nodes: list) -> Value:
+        """``torch.stack(outs)`` with outs any number of arrays like one: the op is run on
+        one and on two of them, and the dims that differ are unknown (the stacked or joined
+        axis). Neither run reports: an error may hold for one count and not another."""
+        element = args[0].element
+        answers = []
+        for count in (1, 2):
+            listed = TupleValue((element,) * count, True)
+            with self.suppressed():
+                answers.append(self.library_op(node, library, name, [listed, *args[1:]], kwargs,
+                                               arg_nodes))
+        one, two = answers
+        if not (isinstance(one, AbstractArray) and isinstance(two, AbstractArray)) or \
+                one.shape is None or two.shape is None or len(one.shape) != len(two.shape):
+            return AbstractArray(None, None, element.library, self.origin(node))
+        shape = tuple(a if eq(a, b) is True else UNKNOWN for a, b in zip(one.shape, two.shape))
+        return self.fresh(replace(two, shape=shape), node, "result", operands=(element,))
+
     def forget_list(self, holder: cst.BaseExpression) -> None:
         """Rebind a name or attribute that holds a list to unknown: its contents changed."""
         if not isinstance(holder, (cst.Name, cst.Attribute)):
             return
         with self.suppressed():
             value = self.eval(holder)
-        if isinstance(value, TupleValue) and value.is_list:
+        if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
+                isinstance(value, DictValue):
             self.assign(holder, UNKNOWN_VALUE, holder)
 
     def unknown_result(self, func: Value, args: list) -> Value:
@@ -224,6 +275,16 @@ class Calls:
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
             return self.parser_call(func, args, kwargs)
+        if isinstance(func, PartialValue):
+            return self.dispatch_call(node, func.func, [*func.args, *args],
+                                      {**dict(func.kwargs), **kwargs},
+                                      [node] * len(func.args) + list(arg_nodes))
+        if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
+                isinstance(args[0].value, str) and len(args) <= 2 and not kwargs:
+            found = func.items.get(args[0].value)
+            if found is not None:
+                return found
+            return args[1] if len(args) == 2 else ConstValue(None)
         return UNKNOWN_VALUE
 
     def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
@@ -256,6 +317,8 @@ class Calls:
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "dict":
+            return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:
             value = args[0]
             if isinstance(value, TupleValue):
@@ -277,10 +340,8 @@ class Calls:
             value = args[0]
             if isinstance(value, TupleValue):
                 return TupleValue(value.items, name == "list")
-            if isinstance(value, AbstractArray) and value.shape and \
-                    isinstance(value.shape[0], int) and 0 < value.shape[0] <= 64:
-                row = self.element_of(value)  # list(t): the rows of t, views of its memory
-                return TupleValue((row,) * value.shape[0], name == "list")
+            if isinstance(value, AbstractArray):
+                return self.listed_rows(value, name == "list")
             return UNKNOWN_VALUE
         if name == "int" and args and isinstance(args[0], IntValue):
             return args[0]
@@ -315,16 +376,7 @@ class Calls:
                 out = join_values(out, item)
             return out
         if isinstance(value, AbstractArray):
-            if value.shape:
-                row = value.derived(value.shape[1:], value.origin, dtype=value.dtype)
-            elif value.maybe_not_array:
-                # An item of a list, a dict's key, a row: anything, in the caller's memory when
-                # the caller passes an array.
-                return self.as_view(AbstractArray(None, None, value.library, value.origin),
-                                    value, "view")
-            else:
-                row = AbstractArray(None, value.dtype, value.library, value.origin)
-            return self.as_view(row, value, "view")  # iteration yields views of the rows
+            return self.row_of(value)
         return UNKNOWN_VALUE
 
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
@@ -334,6 +386,10 @@ class Calls:
             return _math_result(name, args)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if library == "functools":
+            if name == "partial" and args and args[0] is not UNKNOWN_VALUE:
+                return PartialValue(args[0], tuple(args[1:]), tuple(kwargs.items()))
+            return UNKNOWN_VALUE
         if qualname == "copy.deepcopy" and args:
             return self.deep_copy(node, args[0])
         if qualname == "copy.copy" and args:
@@ -390,6 +446,8 @@ class Calls:
 
     def library_op(self, node, library: str, name: str, args: list, kwargs: dict,
                    arg_nodes: list) -> Value:
+        if args and isinstance(args[0], Iterable) and isinstance(args[0].element, AbstractArray):
+            return self.op_on_any_count(node, library, name, args, kwargs, arg_nodes)
         arrays = [v for v in list(args) + list(kwargs.values()) if isinstance(v, AbstractArray)]
         if not arrays:
             for v in args:
@@ -514,7 +572,8 @@ class Calls:
                 return IntValue(array.shape[axis]) if axis is not None else IntValue(UNKNOWN)
             return IntValue(UNKNOWN)
         if name in ("dim", "ndimension"):
-            return IntValue(len(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+            return IntValue(len(array.shape)) if array.shape is not None and \
+                not array.assumed_rank else IntValue(UNKNOWN)
         if name in ("numel", "nelement"):
             return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
         if name in ("item", "tolist", "data_ptr", "is_contiguous"):

@@ -174,8 +174,10 @@ class Constraints:
                 shape[i] = self.name_symbol(element.value, f"{holder.value}.shape",
                                             source, i)
                 named[i] = IntValue(shape[i])
-        if named != items:
-            self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape))
+        if named != items or current.assumed_rank:
+            # The unpack says the rank, which an indexing had only assumed.
+            self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape),
+                                                          assumed_rank=False)
         return named
 
     def refine_from_unpack(self, elements: list, source: cst.CSTNode) -> list[Value] | None:
@@ -184,7 +186,8 @@ class Constraints:
         if holder is None:
             return None
         current = self.frame.scope.lookup(holder.value)
-        if not isinstance(current, AbstractArray) or current.shape is not None:
+        if not isinstance(current, AbstractArray) or current.shape is not None and \
+                not current.assumed_rank:
             return None
         stars = [i for i, el in enumerate(elements) if isinstance(el, cst.StarredElement)]
         if len(stars) > 1:
@@ -241,7 +244,8 @@ class Constraints:
             self.frame.scope.vars[holder.value] = replace(current, shape=tuple(shape))
             return IntValue(dim)
         if index >= 0:
-            return value  # a leading dim of an array of unknown rank has no place to be kept
+            # A leading dim of an array of unknown rank has no place to be kept; it is an int.
+            return IntValue(UNKNOWN)
         tail = list(current.tail)
         if len(tail) < -index:
             tail = [UNKNOWN] * (-index - len(tail)) + tail
@@ -300,6 +304,55 @@ class Constraints:
             dims[expected.rank - len(tail):] = tail
         return self.refine_array(current, holder, tuple(dims))
 
+    def assume_indexed_rank(self, node: cst.Subscript, base: AbstractArray) -> AbstractArray | None:
+        """``boxes[:, 0]`` with boxes of unknown rank: the index needs at least 2 dims, and
+        boxes is taken to have exactly 2 from here on, its dims symbols nobody named.
+
+        Only literal ints and slices count (with at least one slice, which no list or dict
+        takes); a name may be an index array or a mask of any rank. The rank is an
+        assumption, so the array and all computed from it carry ``assumed_rank``: no error
+        rests on them, ``ndim`` stays unknown (a branch on it is not decided), and an unpack
+        or a permute that states the rank replaces it.
+        """
+        if base.tail or not isinstance(node.value, cst.Name) or len(node.slice) < 2:
+            return None
+        rank = 0
+        sliced = False
+        for element in node.slice:
+            part = element.slice
+            if isinstance(part, cst.Slice):
+                rank, sliced = rank + 1, True
+                continue
+            value = part.value
+            if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+                value = value.expression
+            if isinstance(value, cst.Integer):
+                rank += 1
+            elif not (isinstance(value, cst.Name) and value.value == "None"):
+                return None
+        if not sliced:
+            return None
+        text = self.refined_text(node.value)
+        dims = tuple(sym(f"{text}[{i}]") for i in range(rank))
+
+        def refine(value: AbstractArray) -> AbstractArray:
+            alias = value.alias
+            if alias is not None and alias.storage is not None and not alias.storage.is_array:
+                # Only an array takes a tuple index with a slice in it.
+                alias = replace(alias, storage=replace(alias.storage, is_array=True))
+            return replace(value, shape=dims, tail=(), alias=alias, assumed_rank=True)
+
+        refined = self.rebind_holders(base, refine)
+        if self.coverage is not None:
+            self.coverage.record(node.value, refined)
+        return refined
+
+    def rank_assumed(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` holds an array whose rank was assumed from an index."""
+        with self.suppressed():
+            value = self.eval(node)
+        return isinstance(value, AbstractArray) and value.assumed_rank
+
     def refine_rank(self, current: AbstractArray, holder: cst.BaseExpression,
                     rank: int) -> AbstractArray:
         """``x.permute(0, 2, 3, 1)`` with x of unknown rank: the code says x has 4 dims."""
@@ -349,6 +402,11 @@ class Constraints:
         unknown rank: ``identity = x``) holds ``refine`` of it from here on."""
         storage = current.alias.storage if current.alias is not None and \
             current.alias.view == "base" else None
+        if storage is not None and current.shape is None:
+            refined = refine(current)
+            if refined.shape is not None:
+                self.frame.refinements.setdefault(storage.id, refined)
+                self.refined_storages.add(storage.id)
         scope = self.frame.scope
         for name, value in list(scope.vars.items()):
             if value is current or storage is not None and isinstance(value, AbstractArray) \

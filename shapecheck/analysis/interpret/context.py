@@ -105,6 +105,10 @@ class Context:
         self.deferred: deque = deque()
         self.analyzed: set[int] = set()
         self.summaries: dict[tuple, Value] = {}
+        # Per summary key: the parameters whose rank the callee's body said (adopt_refinements).
+        self.refined_by: dict[tuple, dict] = {}
+        self.last_refinements: dict = {}
+        self.refined_storages: set[int] = set()  # unknown parameters whose rank code said
         self.active: list[int] = []
         self.specializations = 0
         self.trace: list[Step] | None = None

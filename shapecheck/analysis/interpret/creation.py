@@ -43,11 +43,18 @@ class Creation:
     def create(self, node, library: str, name: str, args: list, kwargs: dict,
                generator: bool = False) -> Value | None:
         """Arrays made by creation functions: shape from size arguments or literal nesting."""
+        keywords = {k: _creation_arg(v, library) for k, v in kwargs.items()}
+        unknown_dtype = keywords.get("dtype") in (rt_creation.ANYTHING, rt_creation.UNREADABLE)
+        if unknown_dtype:
+            # zeros(dim, dtype=dtype) with a dtype nobody knows: the shape does not depend on it.
+            del keywords["dtype"]
         created = rt_creation.creation(
-            library, name, tuple(_creation_arg(a, library) for a in args),
-            {k: _creation_arg(v, library) for k, v in kwargs.items()}, generator=generator)
+            library, name, tuple(_creation_arg(a, library) for a in args), keywords,
+            generator=generator)
         if created is None:
             return None
+        if unknown_dtype and created is not rt_creation.SCALAR:
+            created = replace(created, dtype=None)
         if created is rt_creation.SCALAR:
             return UNKNOWN_VALUE
         origin = self.origin(node)
@@ -56,9 +63,10 @@ class Creation:
             source = args[created.like] if args else kwargs.get("input", kwargs.get("a"))
             if not isinstance(source, AbstractArray):
                 return None
+            dtype = None if unknown_dtype else created.dtype or source.dtype
             if name.endswith("_like"):
-                return AbstractArray(source.shape, created.dtype or source.dtype, library, origin,
+                return AbstractArray(source.shape, dtype, library, origin,
                                      tail=source.tail, requires_grad=grad)
             return replace(source, library=library, origin=origin,
-                           dtype=created.dtype or source.dtype, alias=None, requires_grad=grad)
+                           dtype=dtype, alias=None, requires_grad=grad)
         return AbstractArray(created.shape, created.dtype, library, origin, requires_grad=grad)

@@ -73,6 +73,8 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         # Computed only from parameters nothing is known of (a str as well as an array), the
         # result is no more certainly an array than they are.
         arrays = [o for o in operands if isinstance(o, AbstractArray)]
+        if any(o.assumed_rank for o in arrays):
+            value = replace(value, assumed_rank=True)
         certain = not arrays or any(o.alias is None or o.alias.storage is None
                                     or o.alias.storage.is_array for o in arrays)
         storage = Storage(id(node), what, leaf_grad=leaf_grad, is_array=certain)

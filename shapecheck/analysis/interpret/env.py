@@ -9,6 +9,7 @@ from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
+    Iterable,
     ClassValue,
     ConstValue,
     FunctionValue,
@@ -55,6 +56,23 @@ class ArgParserMethod:
 
 
 @dataclass(frozen=True)
+class DictGet:
+    """``dd.get`` of a dict literal: ``dd.get("dtype", None)`` reads it without a KeyError."""
+
+    items: Any  # the DictValue
+
+
+@dataclass(frozen=True)
+class PartialValue:
+    """``functools.partial(nn.LayerNorm, eps=1e-6)``: calling it calls ``func`` with these
+    arguments first."""
+
+    func: Any
+    args: tuple
+    kwargs: tuple  # (name, value) pairs
+
+
+@dataclass(frozen=True)
 class NamespaceValue:
     """What ``parser.parse_args()`` returns: run without flags, each option's default."""
 
@@ -72,11 +90,6 @@ class OptimizerValue:
 class OptimizerMethod:
     optimizer: OptimizerValue
     name: str
-
-
-@dataclass(frozen=True)
-class Iterable:
-    element: Value
 
 
 class Scope:
@@ -107,6 +120,9 @@ class Frame:
     is_generator: bool = False
     none_defaults: frozenset = frozenset()
     """Parameters no caller gave, left to a default of None."""
+    refinements: dict = field(default_factory=dict)
+    """Storage id -> the first refined value of an array of unknown rank (its layer or index
+    said its rank): for a parameter, what the caller's argument must be."""
 
 
 class _Flow(Exception):

@@ -9,7 +9,7 @@ import libcst as cst
 import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
-from ...runtime.dims import UNKNOWN, Dim, add, floordiv, format_shape, mul, numel, sub, sym
+from ...runtime.dims import UNKNOWN, Dim, add, eq, floordiv, format_shape, mul, numel, sub, sym
 from ...runtime.members import TENSOR_MEMBERS
 from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
@@ -21,6 +21,7 @@ from ..values import (
     BoundMethod,
     ClassValue,
     ConstValue,
+    DictValue,
     DtypeValue,
     FloatValue,
     FunctionValue,
@@ -41,6 +42,7 @@ from .context import Step
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     ArgParserMethod,
+    DictGet,
     ArgParserValue,
     ArrayMethod,
     GeneratorMethod,
@@ -63,6 +65,10 @@ def _module_attribute(base: ModuleRef, name: str) -> Value:
             "numpy", "torch", "math"):
         return FloatValue()
     return ModuleRef(qual)
+
+
+class LooseSlice:
+    """A slice whose bounds or step the analysis does not know: its axis stays, sized unknown."""
 
 
 def _has_new_axis(items: Any) -> bool:
@@ -233,11 +239,15 @@ class Expressions:
         return UNKNOWN_VALUE
 
     def expr_Dict(self, node: cst.Dict) -> Value:
+        items = []
         for element in node.elements:
-            if isinstance(element, cst.DictElement):
-                self.eval(element.key)
-            self.eval(element.value)
-        return UNKNOWN_VALUE
+            key = self.eval(element.key) if isinstance(element, cst.DictElement) else None
+            value = self.eval(element.value)
+            if isinstance(key, ConstValue) and isinstance(key.value, str):
+                items.append((key.value, value))
+        if len(items) != len(node.elements):
+            return UNKNOWN_VALUE  # a computed key or a ** splat: what it holds is not known
+        return DictValue(tuple(items))
 
     def expr_IfExp(self, node: cst.IfExp) -> Value:
         self.eval(node.test)
@@ -401,6 +411,8 @@ class Expressions:
             return ArgParserMethod(base, name)
         if isinstance(base, NamespaceValue):
             return dict(base.fields).get(name, UNKNOWN_VALUE)
+        if isinstance(base, DictValue) and name == "get":
+            return DictGet(base)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
         if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
@@ -414,7 +426,8 @@ class Expressions:
         if name == "shape":
             return shape_value(array.shape) if array.shape is not None else UNKNOWN_VALUE
         if name == "ndim":
-            return IntValue(len(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
+            return IntValue(len(array.shape)) if array.shape is not None and \
+                not array.assumed_rank else IntValue(UNKNOWN)
         if name == "size" and array.library == "numpy":
             return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
         if name == "dtype":
@@ -458,8 +471,15 @@ class Expressions:
 
     def expr_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
+        if isinstance(base, AbstractArray) and base.shape is None:
+            base = self.assume_indexed_rank(node, base) or base
         if isinstance(base, AbstractArray):
+            self.loose_items = None
             items = self.index_items(node)
+            if items is None and base.shape is not None:
+                loose = self.loose_index(node, base)
+                if loose is not None:
+                    return self.track_index(node, base, None, loose)
             if items is None or base.shape is None:
                 unknown = base.derived(None, self.origin(node), dtype=base.dtype)
                 value = self.track_index(node, base, items, unknown)
@@ -482,7 +502,21 @@ class Expressions:
             return self.track_index(node, base, items, value)
         if isinstance(base, TupleValue):
             return self.tuple_index(node, base)
+        if isinstance(base, Iterable) and isinstance(base.element, AbstractArray) and \
+                len(node.slice) == 1:
+            item = self.index_items(node)
+            if isinstance(item, int) and not isinstance(item, bool):
+                return base.element  # outs[-1]: one of the arrays appended
+            if isinstance(item, slice):
+                return base  # outs[1:]: a list of them again
+            return UNKNOWN_VALUE
         self.index_items(node)
+        if isinstance(base, DictValue) and len(node.slice) == 1 and \
+                isinstance(node.slice[0].slice, cst.Index):
+            key = self.eval(node.slice[0].slice.value)
+            if isinstance(key, ConstValue) and isinstance(key.value, str):
+                found = base.get(key.value)
+                return UNKNOWN_VALUE if found is None else found
         return UNKNOWN_VALUE
 
     def tuple_index(self, node: cst.Subscript, base: TupleValue) -> Value:
@@ -501,7 +535,8 @@ class Expressions:
                     self.trace.append(Step(self.text(node, 80), "__getitem__", (), ShapeError(
                         "index", "tuple index out of range", "IndexError")))
                 if not base.is_list and all(isinstance(i, IntValue) for i in base.items) and \
-                        isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape":
+                        isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" \
+                        and not self.rank_assumed(node.value.value):
                     self.report("SC111", node,
                                 f"index {k} is past the {len(base.items)} dims of "
                                 f"{self.text(node.value)} = {format_shape(dims_of(base))}; "
@@ -523,32 +558,66 @@ class Expressions:
 
     def index_items(self, node: cst.Subscript) -> Any:
         """The index as the op table takes it (plain values, ArrayArg), or None if unknown."""
+        items = self.index_parts(node)
+        if any(item is FAIL or isinstance(item, LooseSlice) for item in items):
+            self.loose_items = items
+            return None
+        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)):
+            return items[0]
+        return tuple(items)
+
+    def index_parts(self, node: cst.Subscript) -> list:
+        """Each index item: a value the op table takes, FAIL when unknown, or a LooseSlice
+        for a slice whose bounds are not ints the analysis knows (``x[:, :n]``)."""
         items = []
-        ok = True
         for element in node.slice:
             part = element.slice
             if isinstance(part, cst.Index):
                 value = self.eval(part.value)
                 if isinstance(value, (ModuleRef,)) and value.qualname == "numpy.newaxis":
                     value = ConstValue(None)
-                arg = index_arg(value)
-                if arg is FAIL:
-                    ok = False
-                items.append(arg)
+                items.append(index_arg(value))
+                continue
+            bounds = []
+            for b in (part.lower, part.upper, part.step):
+                value = self.eval(b) if b is not None else ConstValue(None)
+                arg = self.to_arg(value)
+                bounds.append(arg if arg is None or isinstance(arg, int) and
+                              not isinstance(arg, bool) else FAIL)
+            if any(bound is FAIL for bound in bounds):
+                items.append(LooseSlice())
             else:
-                bounds = []
-                for b in (part.lower, part.upper, part.step):
-                    value = self.eval(b) if b is not None else ConstValue(None)
-                    arg = self.to_arg(value)
-                    if arg is FAIL or not (arg is None or isinstance(arg, int)):
-                        ok = False
-                    bounds.append(arg)
                 items.append(slice(*bounds))
-        if not ok:
+        return items
+
+    def loose_index(self, node: cst.Subscript, base: AbstractArray) -> AbstractArray | None:
+        """``x[:, :n]`` with n an int nobody knows: a slice keeps its axis, whatever its
+        bounds, so the result's rank is known and only the sliced dims are not. The index is
+        run twice, each unknown slice taken whole and then empty; dims that differ between
+        the two answers are the slices' and unknown. None when another item is unknown."""
+        items = getattr(self, "loose_items", None)
+        if items is None or len(items) != len(node.slice) or any(item is FAIL for item in items):
             return None
-        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)):
-            return items[0]
-        return tuple(items)
+        dialect = self.dialect_for(base.library)
+        answers = []
+        for stand_in in (slice(None), slice(0, 0)):
+            key = [stand_in if isinstance(item, LooseSlice) else item for item in items]
+            rule_items = rule_index_items(key[0] if len(key) == 1 and
+                                          not isinstance(node.slice[0].comma, cst.Comma)
+                                          else tuple(key))
+            if rule_items is None:
+                return None
+            try:
+                answers.append(rt_indexing.index(tuple(base.shape), rule_items,
+                                                 dialect=dialect).shape)
+            except Exception:
+                return None  # an error of the other items is reported once their bounds are known
+        whole, empty = answers
+        if len(whole) != len(empty):
+            return None
+        shape = tuple(a if eq(a, b) is True else UNKNOWN for a, b in zip(whole, empty))
+        return base.derived(shape, self.origin(node), dtype=base.dtype,
+                            explicit_axis=_has_new_axis(tuple(items)))
 
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:

@@ -8,7 +8,7 @@ from dataclasses import replace
 import libcst as cst
 import numpy as np
 
-from ...runtime.dims import sym
+from ...runtime.dims import Sym, substitute, sym
 from ...runtime.members import TENSOR_MEMBERS
 from ..annotations import array_from_annotation
 from ..values import (
@@ -17,18 +17,28 @@ from ..values import (
     Alias,
     ClassValue,
     ConstValue,
+    DictValue,
     FloatValue,
     FunctionValue,
     InstanceValue,
     IntValue,
+    ModuleRef,
     Origin,
     Storage,
+    TupleValue,
     Value,
     join_values,
 )
 from .context import disables_grad
 from .effects import storage_paths
-from .env import Frame, Scope, is_informative, sharing_key, specialization_key
+from .env import (
+    Frame,
+    PartialValue,
+    Scope,
+    is_informative,
+    sharing_key,
+    specialization_key,
+)
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 
 
@@ -77,6 +87,42 @@ def _is_float(annotation: cst.BaseExpression) -> bool:
     return isinstance(annotation, cst.Name) and annotation.value == "float"
 
 
+_CALLEE_DIM = re.compile(r"^[\w.#]+\.shape\[\d+\]$")
+
+
+def _param_refinements(node: cst.FunctionDef, frame: Frame) -> dict:
+    """Parameter index (or keyword-only name) -> the refined value of that parameter, for
+    the parameters whose rank the body said."""
+    params = node.params
+    found: dict = {}
+    for i, param in enumerate((*params.posonly_params, *params.params)):
+        if id(param) in frame.refinements:
+            found[i] = frame.refinements[id(param)]
+    for param in params.kwonly_params:
+        if id(param) in frame.refinements:
+            found[param.name.value] = frame.refinements[id(param)]
+    return found
+
+
+def _atom_names(dim) -> set[str]:
+    """Every atom of a dim, ``x.shape[0]`` included (runtime.dims.atoms keeps identifiers)."""
+    if not isinstance(dim, Sym):
+        return set()
+    return {atom for mono, _ in dim.terms for atom in mono}
+
+
+def _renamed(value: Value, renames: dict) -> Value:
+    """``value`` with the callee's names of its parameters' dims replaced by the caller's."""
+    if isinstance(value, TupleValue):
+        return replace(value, items=tuple(_renamed(v, renames) for v in value.items))
+    if isinstance(value, AbstractArray) and (value.shape or value.tail):
+        return replace(value,
+                       shape=None if value.shape is None else
+                       tuple(substitute(d, renames) for d in value.shape),
+                       tail=tuple(substitute(d, renames) for d in value.tail))
+    return value
+
+
 class Functions:
     def call_function(self, func: FunctionValue, args: list, kwargs: dict,
                       node: cst.CSTNode | None = None) -> Value:
@@ -88,17 +134,62 @@ class Functions:
         if not informative or self.specializations >= MAX_SPECIALIZATIONS:
             if func.owner is not None and args and isinstance(args[0], InstanceValue):
                 self.standalone(func)
-                return self.specialize(func, args, kwargs, node)
-            return self.function_summary(func)
-        self.standalone(func)
-        return self.specialize(func, args, kwargs, node)
+                result = self.specialize(func, args, kwargs, node)
+            else:
+                result = self.function_summary(func)
+                key = (id(func), "summary")
+                return self.adopt_refinements(self.refined_by.get(key, {}), args, kwargs,
+                                              node, result)
+        else:
+            self.standalone(func)
+            result = self.specialize(func, args, kwargs, node)
+        key = self.specialization_key_of(func, args, kwargs)
+        return self.adopt_refinements(self.refined_by.get(key, {}), args, kwargs, node, result)
+
+    def adopt_refinements(self, refined: dict, args: list, kwargs: dict, node,
+                          result: Value) -> Value:
+        """The callee's first layer (or index) said what rank its parameter has, which the
+        caller's argument of unknown rank must have too: ``self.block(x)`` with the block's
+        conv taking (N, C, H, W) makes the caller's x (N, C, H, W) from here on, its dims
+        named after the caller's x, and the callee's result is in those names."""
+        if not refined or not isinstance(node, cst.Call):
+            return result
+        explicit = [a.value for a in node.args if not a.star and a.keyword is None]
+        offset = len(args) - len(explicit)
+        renames: dict = {}
+        for where, value in refined.items():
+            if isinstance(where, int):
+                current = args[where] if where < len(args) else None
+                holder = explicit[where - offset] if 0 <= where - offset < len(explicit) else None
+            else:
+                current = kwargs.get(where)
+                holder = next((a.value for a in node.args if a.keyword is not None
+                               and a.keyword.value == where), None)
+            if not (isinstance(current, AbstractArray) and current.shape is None and
+                    current.alias is not None and holder is not None):
+                continue
+            text = self.refined_text(holder)
+            for i, dim in enumerate(value.shape):
+                for atom in _atom_names(dim):
+                    if _CALLEE_DIM.match(atom):
+                        renames[atom] = sym(f"{text}[{i}]")
+            dims = tuple(substitute(d, renames) for d in value.shape)
+            adopted = self.refine_array(current, holder, dims)
+            if value.assumed_rank:
+                self.rebind_holders(adopted, lambda v: replace(v, assumed_rank=True))
+        if not renames:
+            return result
+        return _renamed(result, renames)
+
+    def specialization_key_of(self, func: FunctionValue, args: list, kwargs: dict) -> tuple:
+        return (id(func), tuple(specialization_key(a) for a in args),
+                tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())),
+                self.no_grad > 0, sharing_key(list(args) + list(kwargs.values())))
 
     def specialize(self, func: FunctionValue, args: list, kwargs: dict, node) -> Value:
         """The callee analyzed with this call's arguments (cached per argument shapes)."""
         # Grad mode is dynamic: the callee runs under the caller's no_grad.
-        key = (id(func), tuple(specialization_key(a) for a in args),
-               tuple(sorted((k, specialization_key(v)) for k, v in kwargs.items())),
-               self.no_grad > 0, sharing_key(list(args) + list(kwargs.values())))
+        key = self.specialization_key_of(func, args, kwargs)
         values = list(args) + [kwargs[k] for k in sorted(kwargs)]
         if key not in self.summaries:
             if self.specializations >= MAX_SPECIALIZATIONS:
@@ -109,6 +200,7 @@ class Functions:
             seen = {sid: len(self.writes.get(sid, ())) for sid in reachable.values()}
             try:
                 result = self.analyze_function(func, args, kwargs)
+                self.refined_by[key] = self.last_refinements
             finally:
                 captured = self.capture.pop()
             # The writes into the caller's arrays (arguments, their attributes) are effects
@@ -142,6 +234,7 @@ class Functions:
                 # The body used parameters nothing was known of as sizes (a layer's width):
                 # once more with those as ints, so the layers it builds have symbolic sizes.
                 result = self.analyze_function(func, args, {})
+            self.refined_by[key] = self.last_refinements
         finally:
             self.no_grad = saved_no_grad
             self.on_its_own = saved_own
@@ -183,8 +276,9 @@ class Functions:
         out = returns[0]
         for value in returns[1:]:
             out = join_values(out, value)
+        self.last_refinements = _param_refinements(node, frame)
         if isinstance(out, AbstractArray) and out.alias is not None and \
-                out.alias.deps & self.unknown_params:
+                out.alias.deps & self.unknown_params - self.refined_storages:
             return UNKNOWN_VALUE  # computed from a parameter nothing was known of
         if isinstance(out, AbstractArray) and node.returns is not None and out.shape is None:
             declared = self.annotation_value(node.returns.annotation, node)
@@ -263,9 +357,14 @@ class Functions:
                 value = kwargs.get(name)
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func)
-            for star in (params.star_arg, params.star_kwarg):
-                if isinstance(star, cst.Param):
-                    scope.vars[star.name.value] = UNKNOWN_VALUE
+            # *args and **kwargs hold what the call gave beyond the named parameters (nothing,
+            # analyzed on its own: a builder's **kwargs run the callee's defaults).
+            if isinstance(params.star_arg, cst.Param):
+                scope.vars[params.star_arg.name.value] = TupleValue(tuple(args[len(positional):]))
+            if isinstance(params.star_kwarg, cst.Param):
+                named = {p.name.value for p in (*positional, *params.kwonly_params)}
+                scope.vars[params.star_kwarg.name.value] = DictValue(tuple(
+                    (k, v) for k, v in kwargs.items() if k not in named))
         finally:
             self.frame.scope = saved
         given = {p.name.value for p in positional[:len(args)]} | set(kwargs)
@@ -337,6 +436,12 @@ class Functions:
                     # No caller, and a default no size can have: a "not given" sentinel
                     # (-1) that callers replace, so the parameter is a size the code names.
                     return IntValue(sym(param.name.value))
+                return default
+            if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
+                    default, ConstValue) and isinstance(default.value, (bool, str)):
+                # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
+                # mode="nearest": a caller that gives no other
+                # value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
 

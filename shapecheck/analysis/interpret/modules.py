@@ -163,7 +163,8 @@ class Modules:
         scalar = AbstractArray((), "float32", "torch", origin)
         unknown = scalar if reduction is None else AbstractArray(None, "float32", "torch", origin)
         if not (isinstance(pred, AbstractArray) and isinstance(target, AbstractArray)) or \
-                pred.shape is None or target.shape is None:
+                pred.shape is None or target.shape is None or pred.assumed_rank or \
+                target.assumed_rank:
             return unknown
         a, b = tuple(pred.shape), tuple(target.shape)
         operands = [(pred, pred_node), (target, target_node)]

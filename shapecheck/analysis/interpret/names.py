@@ -16,7 +16,7 @@ MAX_CALL_DEPTH = 4
 BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tuple", "list",
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
-                       "getattr", "hasattr", "map", "all", "any"})
+                       "getattr", "hasattr", "map", "all", "any", "dict"})
 
 
 BINOPS = {
@@ -61,7 +61,8 @@ STATE_REGISTRARS = frozenset({"register_buffer", "register_parameter"})
 
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
-                            "reverse", "__setitem__", "__delitem__", "__iadd__"})
+                            "reverse", "__setitem__", "__delitem__", "__iadd__",
+                            "update", "setdefault", "popitem"})
 
 
 NON_MUTATING_BUILTINS = frozenset({f"builtins.{name}" for name in (

@@ -89,7 +89,8 @@ class OpGateway:
         except ShapeError as err:
             if self.trace is not None:
                 self.trace.append(Step(self.text(node, 80), op_name or label, shapes, err))
-            self.report_error(err, node, operands, label, dialect, spec)
+            if not any(isinstance(v, AbstractArray) and v.assumed_rank for v, _ in operands):
+                self.report_error(err, node, operands, label, dialect, spec)
             return None
         except Exception:
             return None  # a rule that cannot handle these arguments: unknown, not a finding
@@ -181,7 +182,7 @@ class OpGateway:
         if result is None:
             return AbstractArray(None, dtype, library, origin)
         arrays = [AbstractArray(tuple(shape), dtype, library, origin, explicit_axis=explicit_axis,
-                                requires_grad=base.requires_grad)
+                                requires_grad=base.requires_grad, assumed_rank=base.assumed_rank)
                   for shape in result.outputs]
         if len(arrays) == 1:
             return arrays[0]

@@ -3,6 +3,7 @@ that writes them and their gradients, and autograd's saved tensors (SC307 on ``b
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -138,7 +139,12 @@ class Training:
     def deep_copy(self, node: cst.CSTNode, value: Value) -> Value:
         """``copy.deepcopy(x)``: new memory with x's shape."""
         if isinstance(value, AbstractArray):
-            return self.fresh(value.derived(value.shape, self.origin(node)), node, "deepcopy")
+            copied = self.fresh(value.derived(value.shape, self.origin(node)), node, "deepcopy")
+            if value.maybe_not_array and copied.alias is not None:
+                # A copy of a parameter nothing is known of (a module, a dict) is no array either.
+                storage = replace(copied.alias.storage, is_array=False)
+                copied = replace(copied, alias=replace(copied.alias, storage=storage))
+            return copied
         return UNKNOWN_VALUE
 
     def saved_for_backward(self, value: Value, spec: rt_ops.OpSpec | None, operand: Value,

@@ -13,14 +13,15 @@ NAMED_DIMS_CONFLICT = RuleSpec(
         "dims are which. An op that needs T == B works in a test where the sizes happen to "
         "agree (a square input, a batch as long as the sequence) and fails, or silently "
         "mixes the wrong dims, as soon as they differ.",
-    bad=(Example("import numpy as np\n"
+    bad=(Example("import json\n"
+                 "import numpy as np\n"
                  "\n"
                  "def scores(q, k):\n"
                  "    B, T, D = q.shape\n"
                  "    assert k.shape == (B, T, D)\n"
                  "    return q @ k  # error: SC112\n"
                  "\n"
-                 "config = {\"batch\": 2, \"seq\": 4, \"dim\": 8}\n"
+                 "config = json.loads('{\"batch\": 2, \"seq\": 4, \"dim\": 8}')\n"
                  "q = k = np.ones((config[\"batch\"], config[\"seq\"], config[\"dim\"]))\n"
                  "s = scores(q, k)\n"),),
     good=(Example("import numpy as np\n"

@@ -1,0 +1,294 @@
+"""Shapes the code states without a literal: dict literals passed as ``**dd``, layer defaults,
+slices with bounds nobody knows, and ranks taken from how the code indexes an array."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from shapecheck.analysis.api import analyze_source
+from shapecheck.analysis.coverage import CoverageRecorder
+from shapecheck.runtime.dims import format_shape
+
+
+class _Shapes(CoverageRecorder):
+    __slots__ = ("shapes",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shapes: dict = {}
+
+    def record(self, node, value) -> None:
+        super().record(node, value)
+        if not value.maybe_not_array:
+            self.shapes.setdefault(node, set()).add(
+                "?" if value.shape is None else format_shape(value.shape))
+
+
+def analyzed(source: str) -> tuple[dict[str, set[str]], list[tuple[int, str]]]:
+    """Each array expression's text with the shapes it was seen with, and the findings."""
+    recorder = _Shapes()
+    findings = analyze_source(textwrap.dedent(source), "t.py", coverage=recorder)
+    module = cst.parse_module("")
+    shapes: dict[str, set[str]] = {}
+    for node, seen in recorder.shapes.items():
+        shapes.setdefault(module.code_for_node(node), set()).update(seen)
+    return shapes, [(f.line, f.code) for f in findings]
+
+
+CONV_BLOCK = """
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, in_chs, out_chs, norm_chs, act_layer=nn.ReLU, device=None):
+            super().__init__()
+            dd = {"device": device, "dtype": None}
+            self.conv = nn.Conv2d(in_chs, out_chs, 3, 1, 1, bias=False, **dd)
+            self.bn = nn.BatchNorm2d(norm_chs, **dd)
+            self.act = act_layer(inplace=True)
+
+        def forward(self, x):
+            return self.act(self.bn(self.conv(x)))
+
+    block = Block(3, 8, NORM)
+    y = block(torch.zeros(2, 3, 16, 16))
+"""
+
+
+def test_a_splat_of_a_dict_literal_passes_its_keys_and_a_default_layer_runs():
+    shapes, found = analyzed(CONV_BLOCK.replace("NORM", "8"))
+    assert shapes["self.act(self.bn(self.conv(x)))"] >= {"(2, 8, 16, 16)"}
+    assert shapes["block(torch.zeros(2, 3, 16, 16))"] == {"(2, 8, 16, 16)"}
+    assert found == []
+
+
+def test_a_norm_sized_for_another_width_is_found_through_the_splat():
+    torch = pytest.importorskip("torch")
+    _, found = analyzed(CONV_BLOCK.replace("NORM", "16"))
+    assert found == [(17, "SC113")]  # at the call that builds the mismatch
+    block = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, 1, 1, **{"device": None}),
+                                torch.nn.BatchNorm2d(16, **{"device": None}))
+    with pytest.raises(RuntimeError):
+        block(torch.zeros(2, 3, 16, 16))
+
+
+def test_a_dict_literal_reads_its_items_until_something_may_change_it():
+    _, found = analyzed("""
+        import numpy as np
+
+        sizes = {"rows": 3, "cols": 4}
+        a = np.zeros(sizes["rows"]) + np.zeros(sizes.get("cols"))
+        b = np.zeros(dict(n=5)["n"]) + np.zeros(sizes.get("depth", 2))
+        sizes["rows"] = 4
+        c = np.zeros(sizes["rows"]) + np.zeros(4)
+    """)
+    assert found == [(5, "SC101"), (6, "SC101")]
+
+
+def test_a_slice_keeps_its_axis_whatever_its_bounds():
+    shapes, found = analyzed("""
+        import numpy as np
+
+        def f(n, k):
+            x = np.zeros((4, 5, 6))
+            a = x[:n]
+            b = x[n:, ::k, 1]
+            return a + np.zeros(5)
+    """)
+    assert shapes["x[:n]"] == {"(?, 5, 6)"}
+    assert shapes["x[n:, ::k, 1]"] == {"(?, ?)"}
+    assert found == [(8, "SC101")]
+    with pytest.raises(ValueError):
+        np = pytest.importorskip("numpy")
+        np.zeros((4, 5, 6))[:2] + np.zeros(5)
+
+
+def test_an_index_gives_an_array_of_unknown_rank_its_rank_and_no_error_rests_on_it():
+    shapes, found = analyzed("""
+        import numpy as np
+        import torch
+        from torch import Tensor
+
+        def encode(proposals: Tensor) -> Tensor:
+            x1 = proposals[:, 0].unsqueeze(1)
+            x2 = proposals[:, 2].unsqueeze(1)
+            widths = torch.cat((x2 - x1, x2 - x1), dim=1)
+            moved = widths.transpose(2, 3)
+            if proposals.dim() == 3:
+                bad = np.zeros(3) + np.zeros(4)
+            return widths
+    """)
+    assert shapes["proposals[:, 0].unsqueeze(1)"] == {"(proposals.shape[0], 1)"}
+    assert shapes["torch.cat((x2 - x1, x2 - x1), dim=1)"] == {"(proposals.shape[0], 2)"}
+    # transpose(2, 3) would be out of range for the assumed 2 dims; the real rank may be 4.
+    # The branch on dim() is walked: the rank is assumed, not known.
+    assert found == [(12, "SC101")]
+
+
+def test_an_unpack_states_the_rank_an_index_had_assumed():
+    shapes, found = analyzed("""
+        def f(x):
+            first = x[:, 0]
+            B, T, C = x.shape
+            return x.sum(-1)
+    """)
+    assert shapes["x.sum(-1)"] == {"(B, T)"}
+    assert found == []
+
+
+def test_a_leading_dim_of_an_array_of_unknown_rank_is_an_int():
+    shapes, _ = analyzed("""
+        import torch
+
+        def f(x: torch.Tensor):
+            num_masks = x.shape[0]
+            return torch.arange(num_masks)
+    """)
+    assert shapes["torch.arange(num_masks)"] == {"(num_masks,)"}
+
+
+def test_a_partial_as_a_layer_default_builds_the_layer_it_names():
+    torch = pytest.importorskip("torch")
+    source = """
+        from functools import partial
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, dim, norm_layer=partial(nn.LayerNorm, eps=1e-6)):
+                super().__init__()
+                self.norm = norm_layer(dim)
+
+            def forward(self, x):
+                return self.norm(x)
+
+        y = Block(WIDTH)(torch.zeros(2, 5, 6))
+    """
+    shapes, found = analyzed(source.replace("WIDTH", "6"))
+    assert shapes["Block(6)(torch.zeros(2, 5, 6))"] == {"(2, 5, 6)"}
+    assert found == []
+    _, found = analyzed(source.replace("WIDTH", "8"))
+    assert found == [(14, "SC113")]
+    norm = torch.nn.LayerNorm(8, eps=1e-6)
+    with pytest.raises(RuntimeError):
+        norm(torch.zeros(2, 5, 6))
+
+
+def test_a_copy_of_a_parameter_nothing_is_known_of_is_not_counted_as_an_array():
+    shapes, _ = analyzed("""
+        from copy import deepcopy
+
+        def prune(parent_module):
+            new_module = deepcopy(parent_module)
+            return new_module
+    """)
+    assert "new_module" not in shapes and "deepcopy(parent_module)" not in shapes
+
+
+NET = """
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout):
+            super().__init__()
+            self.conv = nn.Conv2d(cin, cout, 3, 1, 1)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.b1 = Block(3, 16)
+            self.b2 = Block(WIDTH, 32)
+            self.fc = nn.Linear(32, 10)
+
+        def forward(self, images):
+            y = self.b1(images)
+            z = self.b2(y)
+            return self.fc(z.mean((2, 3)))
+"""
+
+
+def test_a_callee_whose_layer_says_its_input_rank_gives_the_caller_that_rank():
+    shapes, found = analyzed(NET.replace("WIDTH", "16"))
+    assert shapes["self.b1(images)"] == {"(images.shape[0], 16, images.shape[2], images.shape[3])"}
+    assert shapes["self.fc(z.mean((2, 3)))"] == {"(images.shape[0], 10)"}
+    assert found == []
+
+
+def test_consecutive_blocks_that_disagree_on_channels_are_found_with_no_call_in_the_file():
+    torch = pytest.importorskip("torch")
+    _, found = analyzed(NET.replace("WIDTH", "8"))
+    assert [line for line, _ in found] == [22]
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, 1, 1), torch.nn.Conv2d(8, 32, 3, 1, 1))
+    with pytest.raises(RuntimeError):
+        net(torch.zeros(2, 3, 8, 8))
+
+
+def test_a_helper_that_indexes_its_argument_gives_the_caller_the_assumed_rank():
+    shapes, found = analyzed("""
+        def first_column(boxes):
+            return boxes[:, 0]
+
+        def widths(proposals):
+            left = first_column(proposals)
+            return left.transpose(1, 2)
+    """)
+    assert shapes["first_column(proposals)"] == {"(proposals.shape[0],)"}
+    assert found == []  # the rank is assumed: transpose(1, 2) is no certain error
+
+
+def test_a_list_filled_in_a_loop_or_a_comprehension_stacks_to_any_count():
+    torch = pytest.importorskip("torch")
+    shapes, found = analyzed("""
+        import torch
+
+        def collect(n):
+            outs = []
+            for i in range(n):
+                outs.append(torch.zeros(3, 4))
+            stacked = torch.stack(outs)
+            joined = torch.cat([torch.zeros(3, 4) for _ in range(n)], dim=1)
+            return stacked + joined[:, :4], outs[-1] + torch.zeros(5)
+    """)
+    assert shapes["torch.stack(outs)"] == {"(?, 3, 4)"}
+    assert shapes["torch.cat([torch.zeros(3, 4) for _ in range(n)], dim=1)"] == {"(3, ?)"}
+    assert found == [(10, "SC101")]  # each item is (3, 4), whatever the count
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, 4) + torch.zeros(5)
+
+
+def test_star_args_and_keywords_forward_what_the_call_gave_and_a_builder_runs_the_defaults():
+    shapes, found = analyzed("""
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, layers, num_classes=1000, width=64):
+                super().__init__()
+                self.conv = nn.Conv2d(3, width, 3)
+                self.fc = nn.Linear(width, num_classes)
+
+            def forward(self, x):
+                return self.fc(self.conv(x).mean((2, 3)))
+
+        def _net(layers, **kwargs):
+            return Net(layers, **kwargs)
+
+        def net18(**kwargs):
+            return _net([2, 2], **kwargs)
+
+        def wide(*args, **kwargs):
+            return _net(*args, width=128, **kwargs)
+
+        small = net18(num_classes=10)(torch.zeros(2, 3, 8, 8))
+        large = wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))
+    """)
+    assert shapes["net18(num_classes=10)(torch.zeros(2, 3, 8, 8))"] == {"(2, 10)"}
+    assert shapes["wide([3, 3], num_classes=5)(torch.zeros(2, 3, 8, 8))"] == {"(2, 5)"}
+    assert found == []
