@@ -44,7 +44,7 @@ class ArgumentWrites:
         """SC305: a callee wrote this array in place, and the caller reads it now (under a
         name bound before the call, not to the call's result)."""
         pending = self.pending_calls.get(alias.storage.id)
-        if pending is None or name in pending[4]:
+        if pending is None or name in pending[4] or _next_piece(pending[0], node):
             return
         del self.pending_calls[alias.storage.id]
         call, (inplace_node, chain), callee, _param, _ = pending
@@ -142,3 +142,25 @@ def storage_paths(values: list) -> dict[tuple, int]:
     for index, value in enumerate(values):
         walk(value, (index,), set())
     return found
+
+
+def _next_piece(call: cst.Call, read: cst.CSTNode) -> bool:
+    """The read is the call's own argument ``tiles[i * n + j]``, reached again by a loop: each
+    pass writes one piece and reads the next, never the piece it wrote before."""
+    for arg in call.args:
+        expr, indexed = arg.value, False
+        while True:
+            if isinstance(expr, cst.Subscript):
+                indexed = indexed or not all(
+                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Integer)
+                    for e in expr.slice)
+                expr = expr.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                expr = expr.func.value
+            elif isinstance(expr, cst.Attribute):
+                expr = expr.value
+            else:
+                break
+        if expr is read and indexed:
+            return True
+    return False
