@@ -170,9 +170,10 @@ STALE_ALIAS = RuleSpec(
     severity=Severity.WARNING,
     summary="A name bound to an alias or view of an array as if it were a copy (old = x, "
             "prev = w[:], np.asarray(x), x.detach(), t.numpy(), copy.copy(t), "
-            "best = model.state_dict()); the array is then changed in place (by a write, "
-            "optimizer.step(), model.load_state_dict(), np.copyto, np.fill_diagonal...) and the "
-            "alias is read afterwards, seeing the new values.",
+            "best = model.state_dict(), g = p.grad); the array is then changed in place (by a "
+            "write, optimizer.step(), model.load_state_dict(), zero_grad(set_to_none=False), "
+            "clip_grad_norm_, np.copyto, np.fill_diagonal...) and the alias is read afterwards, "
+            "seeing the new values.",
     why="Assignment never copies an array, and a full slice, np.asarray of an array of that "
         "dtype, detach(), .numpy(), torch.from_numpy and copy.copy of a tensor share memory; a "
         "state_dict holds the model's own tensors. The classic x_old = x convergence check "
@@ -220,9 +221,10 @@ ARGUMENT_MUTATION = RuleSpec(
             "that array after the call. Reported once, at the call, naming the in-place line "
             "and the helpers the write goes through.",
     why="NumPy arrays and tensors are passed by reference: v /= v.sum() inside a function "
-        "rescales the caller's array too. Functions named or documented as in-place (fill_*, "
-        "update*, trailing underscore, an out= style parameter, a docstring saying so) are not "
-        "reported.",
+        "rescales the caller's array too, and so does a loss module whose forward edits its "
+        "input (self.criterion(pred, target)), or a loop over the rows of the array. Functions "
+        "named or documented as in-place (fill_*, update*, trailing underscore, an out= style "
+        "parameter, a docstring saying so) and attributes the caller owns are not reported.",
     bad=(Example("import numpy as np\n"
                  "\n"
                  "def normalize(v):\n"
