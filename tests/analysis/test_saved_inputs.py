@@ -142,3 +142,22 @@ def test_a_write_after_backward_breaks_nothing_in_a_training_loop():
     """
     assert codes(code) == []
     assert not raises_at_backward(code)
+
+
+def test_an_output_written_after_backward_is_saved_afresh_by_the_next_pass():
+    pytest.importorskip("torch")
+    code = """
+    import torch
+
+    w = torch.zeros(3, requires_grad=True)
+    for x in [torch.ones(3), torch.ones(3)]:
+        y = torch.sigmoid(w * x)
+        y.sum().backward()
+        y.mul_(2)
+    """
+    assert codes(code) == []
+    assert not raises_at_backward(code)
+    before = code.replace("        y.sum().backward()\n        y.mul_(2)\n",
+                          "        y.mul_(2)\n        y.sum().backward()\n")
+    assert codes(before) == [(7, "SC307")]
+    assert raises_at_backward(before)

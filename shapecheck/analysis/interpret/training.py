@@ -152,6 +152,10 @@ class Training:
         """A torch op whose output autograd keeps for backward (sigmoid, exp, relu, ...)."""
         if spec is None or not spec.saves_output or not self.needs_grad(operand):
             return value
+        if isinstance(value, AbstractArray) and value.alias is not None and \
+                value.alias.storage is not None:
+            # A save is fresh: a write into the output the loop made last time is no harm.
+            self.saved_writes.pop(value.alias.storage.id, None)
         return self.with_storage(value, saved_by=name.rsplit(".", 1)[-1])
 
     def save_inputs(self, name: str, operands: list, result: Value) -> None:
