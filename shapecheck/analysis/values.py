@@ -77,6 +77,9 @@ class Alias:
     version: int = 0
     deps: frozenset = frozenset()  # the storages this value was computed from (for backward)
     binder: str | None = None  # the name the value was bound to (its own writes are not stale)
+    # The op (unbind, split, chunk) of which this is one of several outputs, taken while autograd
+    # recorded: torch refuses an in-place op on it (or on a view of it).
+    multi_view: str | None = None
     snapshot_node: Any = field(default=None, compare=False)
 
 

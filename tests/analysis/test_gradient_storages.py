@@ -210,3 +210,38 @@ def test_a_torch_helper_calling_tensor_methods_numpy_spells_as_functions_writes_
     fixed = code.replace("pred.sub_(target)", "pred = pred - target")
     assert codes(fixed) == []
     assert run(code)["mean"] == pytest.approx(run(fixed)["mean"] - 1.0)
+
+
+ATTENTION = """
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q *= 0.5
+        return (q @ k.transpose(-2, -1)).softmax(-1) @ v
+
+
+out = Attention()(torch.randn(2, 5, 8))
+"""
+
+
+def test_scaling_a_piece_of_chunk_in_place_is_refused_while_autograd_records():
+    torch = pytest.importorskip("torch")
+    found = analyze_source(textwrap.dedent(ATTENTION), "t.py", AnalysisSettings())
+    assert [(f.line, f.code) for f in found] == [(17, "SC307")]
+    assert "output of chunk()" in found[0].message and "line 13" in found[0].message
+    with pytest.raises(RuntimeError, match="returns multiple views"):
+        run(ATTENTION)
+    fixed = ATTENTION.replace("q *= 0.5", "q = q * 0.5")
+    assert codes(fixed) == []
+    assert run(fixed)["out"].shape == (2, 5, 8)
+    inference = ATTENTION.replace("out = Attention()", "with torch.no_grad():\n    out = Attention()")
+    assert codes(inference) == []
+    assert torch.is_tensor(run(inference)["out"])

@@ -42,6 +42,8 @@ from .training import GRAD_CLIPPERS
 NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
                                    "setfield"})
 _COPIES = frozenset({"copy", "clone"})
+# torch ops whose outputs are several views of the input (tensor_split's are not marked so).
+MULTI_VIEW_OPS = frozenset({"unbind", "split", "chunk"})
 SAME_STORAGE_CALLS = frozenset({"numpy.asarray", "numpy.asanyarray", "torch.as_tensor"})
 # numpy functions that write into their first argument, in place; the value is what they read.
 _NUMPY_WRITERS = {"numpy.copyto": "np.copyto", "numpy.put": "np.put", "numpy.place": "np.place",
@@ -103,6 +105,8 @@ class CallEffects:
         if spec is None:
             return value
         result = self.by_view_kind(node, spec, array, args, kwargs, value, name)
+        if name in MULTI_VIEW_OPS:
+            result = self.pieces_of(result, array, name)
         self.save_inputs(name, [array, *args], result)
         return self.saved_for_backward(result, spec, array, name)
 
@@ -113,7 +117,7 @@ class CallEffects:
         if isinstance(value, AbstractArray) and value.alias is not None:
             storage = value.alias.storage
             value = replace(value, requires_grad=False, alias=replace(
-                value.alias, deps=frozenset(),
+                value.alias, deps=frozenset(), multi_view=None,
                 storage=replace(storage, leaf_grad=False, saved_by=None,
                                 unversioned=through_data) if storage else None))
         return value
@@ -184,6 +188,8 @@ class CallEffects:
         if library == "torch" and kwargs.get("inplace") != ConstValue(True):
             # What autograd saves is a property of the op, whichever namespace spells it.
             short = name.rsplit(".", 1)[-1]
+            if short in MULTI_VIEW_OPS:
+                result = self.pieces_of(result, first, short)
             self.save_inputs(short, list(args), result)
             result = self.saved_for_backward(result, self.lookup(short, dialect), first, short)
         return result
@@ -305,7 +311,19 @@ class CallEffects:
             row = AbstractArray(None, None, array.library, array.origin)
         else:
             row = AbstractArray(None, array.dtype, array.library, array.origin)
-        return self.as_view(row, array, "view")
+        return self.pieces_of(self.as_view(row, array, "view"), array, "unbind")
+
+    def pieces_of(self, value: Value, base: AbstractArray, op: str) -> Value:
+        """The outputs of ``base.unbind()`` / ``split`` / ``chunk`` (and iteration, which
+        unbinds): views torch will not write in place while autograd records ``base``."""
+        if isinstance(value, TupleValue):
+            return TupleValue(tuple(self.pieces_of(item, base, op) for item in value.items),
+                              value.is_list)
+        if base.library != "torch" or not self.needs_grad(base) or \
+                not isinstance(value, AbstractArray) or value.alias is None or \
+                value.alias.view == "base":
+            return value
+        return replace(value, alias=replace(value.alias, multi_view=op))
 
     def listed_rows(self, array: AbstractArray, is_list: bool) -> Value:
         """``list(t)`` / ``tuple(t)``: the rows of t, views of its memory, when they are few

@@ -34,6 +34,7 @@ from ...runtime.dims import format_shape
 from ...runtime.layout import Layout, torch_overlap_status, torch_reads_overwritten
 from ..rules.aliasing import (
     leaf_inplace_message,
+    multi_view_inplace_message,
     overlapping_inplace_message,
     unchecked_overlap_message,
     write_to_broadcast_view_message,
@@ -198,7 +199,10 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             op, saver = self.saved_inputs[storage.id]
             self.saved_writes.setdefault(storage.id, (node, op, saver,
                                                       self.storage_name(target.alias)))
-        if storage.leaf_grad and not self.no_grad:
+        if target.alias.multi_view is not None and not self.no_grad:
+            self.report("SC307", node, multi_view_inplace_message(
+                op, target.alias.multi_view, self.storage_name(target.alias)), "RuntimeError")
+        elif storage.leaf_grad and not self.no_grad:
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
 

@@ -307,13 +307,15 @@ AUTOGRAD_INPLACE = RuleSpec(
     summary="In-place on a leaf tensor that requires grad (requires_grad=True, nn.Parameter) "
             "outside torch.no_grad(); in-place on a tensor autograd saved for backward (the "
             "output of sigmoid, tanh, exp, relu, softmax, ...; an input of mul, div, pow, "
-            "matmul, ... kept for another input's gradient) before .backward().",
+            "matmul, ... kept for another input's gradient) before .backward(); in-place on one "
+            "of the views unbind, split, chunk or iteration return of a tensor autograd records.",
     why="autograd refuses to modify a leaf that requires grad in place (\"a leaf Variable that "
         "requires grad is being used in an in-place operation.\"). Ops whose gradient is "
         "computed from their output save that output, and x * w keeps w for x's gradient (and x "
         "for w's); changing a kept tensor in place, even under torch.no_grad(), makes backward() "
         "fail (\"one of the variables needed for gradient computation has been modified by an "
-        "inplace operation\"). A write through .data is not seen by autograd.",
+        "inplace operation\"). A write through .data is not seen by autograd. The pieces of "
+        "q, k, v = qkv.chunk(3) share one backward, so torch refuses q *= scale on them.",
     bad=(Example("import torch\n"
                  "w = torch.zeros(3, requires_grad=True)\n"
                  "w += 1  # error: SC307\n", library="torch"),
@@ -337,7 +339,11 @@ AUTOGRAD_INPLACE = RuleSpec(
                  "scale = torch.full((3,), 2.0)\n"
                  "y = x * scale\n"
                  "scale.add_(1)  # error: SC307\n"
-                 "y.sum().backward()\n", library="torch")),
+                 "y.sum().backward()\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.ones(2, 6, requires_grad=True)\n"
+                 "q, k = (x * 2).chunk(2, dim=1)\n"
+                 "q *= 0.5  # error: SC307\n", library="torch")),
     good=(Example("import torch\n"
                   "w = torch.zeros(3, requires_grad=True)\n"
                   "with torch.no_grad():\n"
@@ -353,6 +359,8 @@ AUTOGRAD_INPLACE = RuleSpec(
                   "z = x * scale.clone()\n"
                   "scale.add_(1)\n"
                   "z.sum().backward()\n"
+                  "q, k = (x * 2).chunk(3)[:2]\n"
+                  "q = q * 0.5\n"
                   "assert w[0] == 1\n", library="torch"),),
     fix="Update parameters inside torch.no_grad() (or through .data); write out of place "
         "(y = y * 2) on values autograd needs, or give the op a clone of the input you will "
@@ -396,6 +404,14 @@ def saved_output_inplace_message(op: str, backward_line: int) -> str:
     return (f"in-place write into the output of {op}(), which autograd saved for backward; "
             f".backward() at line {backward_line} raises \"one of the variables needed for "
             "gradient computation has been modified by an inplace operation\"; write out of place")
+
+
+def multi_view_inplace_message(op: str, made_by: str, name: str) -> str:
+    """SC307: an in-place write into one of several views unbind/split/chunk returned."""
+    return (f"in-place {op} on an output of {made_by}() of {name!r}, one of several views of a "
+            "tensor autograd records: torch raises \"... is a view and is "
+            "being modified inplace. This view is the output of a function that returns multiple "
+            "views\"; write out of place (q = q * s) or .clone() the piece")
 
 
 def saved_input_inplace_message(op: str, name: str, backward_line: int) -> str:
