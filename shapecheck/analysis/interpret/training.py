@@ -21,7 +21,6 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .alias_facts import replace
 from .env import OptimizerValue
 
 # nn.Module methods that reach the module's parameters: live references to them, or
