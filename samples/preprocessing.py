@@ -38,3 +38,28 @@ def load_and_scale_fixed(path):
     scaled = scaler.transform(features)
     raw_mean = features.mean(axis=0)
     return scaled, raw_mean
+
+
+def row_profiles(counts):
+    """The mean of the rows of ``counts``, each scaled to sum to one."""
+    for row in counts:
+        row /= row.sum()
+    return counts.mean(axis=0)
+
+
+def row_profiles_fixed(counts):
+    return (counts / counts.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+def profile_report(path):
+    counts = np.loadtxt(path, delimiter=",")
+    profile = row_profiles(counts)  # expect: SC305
+    totals = counts.sum(axis=1)
+    return profile, totals
+
+
+def profile_report_fixed(path):
+    counts = np.loadtxt(path, delimiter=",")
+    profile = row_profiles_fixed(counts)
+    totals = counts.sum(axis=1)
+    return profile, totals

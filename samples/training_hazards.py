@@ -115,3 +115,94 @@ def smoothed_step_fixed():
     loss = SmoothedBCEFixed()(model(tokens), labels)
     loss.backward()
     return model.head.weight.grad
+
+
+def clipped_step(tokens, labels, max_norm=0.1):
+    """One step that logs the head's gradient norm before clipping."""
+    torch.manual_seed(0)
+    model = Classifier()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    loss = F.binary_cross_entropy_with_logits(model(tokens), labels)
+    loss.backward()
+    head_grad = model.head.weight.grad  # expect: SC304
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    raw_norm = head_grad.norm().item()
+    optimizer.step()
+    return raw_norm
+
+
+def clipped_step_fixed(tokens, labels, max_norm=0.1):
+    torch.manual_seed(0)
+    model = Classifier()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    loss = F.binary_cross_entropy_with_logits(model(tokens), labels)
+    loss.backward()
+    head_grad = model.head.weight.grad.clone()
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    raw_norm = head_grad.norm().item()
+    optimizer.step()
+    return raw_norm
+
+
+def distill_step():
+    """The student's scores weighted by the teacher's confidence; the weights are centered for
+    the log after the loss is built."""
+    torch.manual_seed(0)
+    student = Classifier()
+    tokens = torch.randint(0, 50, (4, 5))
+    weights = torch.sigmoid(torch.randn(4))
+    loss = (student(tokens) * weights).mean()
+    weights -= weights.mean()  # expect: SC307
+    loss.backward()
+    return student.head.weight.grad
+
+
+def distill_step_fixed():
+    torch.manual_seed(0)
+    student = Classifier()
+    tokens = torch.randint(0, 50, (4, 5))
+    weights = torch.sigmoid(torch.randn(4))
+    loss = (student(tokens) * weights).mean()
+    loss.backward()
+    weights -= weights.mean()
+    return student.head.weight.grad
+
+
+class ClampedMSE(nn.Module):
+    """Mean squared error of scores clamped to [0, 1]."""
+
+    def forward(self, scores, targets):
+        scores.clamp_(0.0, 1.0)
+        return F.mse_loss(scores, targets)
+
+
+class ClampedMSEFixed(nn.Module):
+    def forward(self, scores, targets):
+        return F.mse_loss(scores.clamp(0.0, 1.0), targets)
+
+
+class Validator:
+    def __init__(self, criterion):
+        self.criterion = criterion
+
+    def validate(self, scores, targets):
+        loss = self.criterion(scores, targets)
+        return loss.item(), scores.mean().item()
+
+
+def validation_report():
+    torch.manual_seed(0)
+    model = Classifier()
+    tokens = torch.randint(0, 50, (4, 5))
+    with torch.no_grad():
+        scores = model(tokens) * 4.0
+    return Validator(ClampedMSE()).validate(scores, torch.ones(4))  # expect: SC305
+
+
+def validation_report_fixed():
+    torch.manual_seed(0)
+    model = Classifier()
+    tokens = torch.randint(0, 50, (4, 5))
+    with torch.no_grad():
+        scores = model(tokens) * 4.0
+    return Validator(ClampedMSEFixed()).validate(scores, torch.ones(4))

@@ -57,10 +57,11 @@ def _split(text: str) -> list[str]:
     return parts
 
 
-def derive(path: Path) -> dict[str, tuple[bool, tuple[int, ...]]]:
-    """Per overload (``mul.Tensor``): whether backward reads the output, and the positions of
-    the tensor inputs it reads."""
-    table: dict[str, tuple[bool, tuple[int, ...]]] = {}
+def derive(path: Path) -> dict[str, tuple[bool, tuple[int, ...], tuple[int, ...], tuple]]:
+    """Per overload (``mul.Tensor``): whether backward reads the output, the positions of the
+    tensor inputs it reads, the positions of its tensor arguments, and per input whose
+    gradient it computes, the positions that gradient's formula reads."""
+    table: dict[str, tuple[bool, tuple[int, ...], tuple[int, ...], tuple]] = {}
     for entry in yaml.safe_load(path.read_text()):
         signature = entry["name"]
         name = signature[:signature.index("(")]
@@ -77,13 +78,26 @@ def derive(path: Path) -> dict[str, tuple[bool, tuple[int, ...]]]:
         tokens = set(re.findall(r"\b\w+\b", text))
         saves_output = bool(tokens & {"result", "result0", "result1", "result2"})
         saved = tuple(sorted(i for arg, i in tensors.items() if arg in tokens))
-        table[name] = (saves_output, saved)
+        by_gradient = []
+        for key, formula in entry.items():
+            if key in ("name", "result", "dispatch", "output_differentiability") or \
+                    key.startswith("#"):
+                continue
+            # "self, other: f(...)": one formula for several inputs' gradients.
+            inputs = tuple(sorted(tensors[n.strip()] for n in key.split(",")
+                                  if n.strip() in tensors))
+            reads = set(re.findall(r"\b\w+\b", _METADATA.sub(" ", str(formula))))
+            read = tuple(sorted(i for arg, i in tensors.items() if arg in reads))
+            if read:
+                by_gradient.append((inputs, read))
+        table[name] = (saves_output, saved, tuple(sorted(tensors.values())),
+                       tuple(by_gradient))
     return table
 
 
-def render(table: dict[str, tuple[bool, tuple[int, ...]]], source: str) -> str:
-    outputs = sorted(name for name, (out, _) in table.items() if out)
-    inputs = {name: saved for name, (_, saved) in sorted(table.items()) if saved}
+def render(table: dict[str, tuple[bool, tuple[int, ...], tuple[int, ...], tuple]],
+           source: str) -> str:
+    outputs = sorted(name for name, (out, *_) in table.items() if out)
     lines = [
         '"""What autograd saves for backward, per torch op overload (generated; do not edit).',
         "",
@@ -97,12 +111,21 @@ def render(table: dict[str, tuple[bool, tuple[int, ...]]], source: str) -> str:
         "SAVES_OUTPUT = frozenset({",
     ]
     lines += [f"    {name!r}," for name in outputs]
-    others = sorted(name for name, (out, saved) in table.items() if not out and not saved)
+    others = sorted(name for name, (out, saved, *_) in table.items() if not out and not saved)
     lines += ["})", "", "# Ops with a backward that reads neither its output nor a tensor input."]
     lines += ["_OTHERS = frozenset({"] + [f"    {name!r}," for name in others] + ["})", ""]
-    lines += ["SAVED_INPUTS = {"]
-    lines += [f"    {name!r}: {saved!r}," for name, saved in inputs.items()]
-    lines += ["}", "", "", "def saves_output(name: str) -> bool:",
+    lines += ["# Per overload that saves an input: the positions of its tensor arguments, and for",
+              "# the inputs of each gradient formula, the positions of the inputs that formula reads",
+              "# (torch saves an input when some gradient that reads it is computed).",
+              "SAVED_FOR_GRADIENT = {"]
+    for name, (_, saved, tensors, by_gradient) in sorted(table.items()):
+        if saved:
+            assert set().union(*(read for _, read in by_gradient)) == set(saved), name
+            lines.append(f"    {name!r}: ({tensors!r}, {by_gradient!r}),")
+    lines += ["}", "",
+              "SAVED_INPUTS = {name: tuple(sorted(set().union(*(read for _, read in by_gradient))))",
+              "                for name, (_, by_gradient) in SAVED_FOR_GRADIENT.items()}",
+              "", "", "def saves_output(name: str) -> bool:",
               '    """Every overload of op ``name`` (or of ``_name``, as softmax is _softmax) saves its',
               '    output."""',
               "    for key in (name, '_' + name):",
@@ -110,6 +133,23 @@ def render(table: dict[str, tuple[bool, tuple[int, ...]]], source: str) -> str:
               "        if found:",
               "            return all(k in SAVES_OUTPUT for k in found)",
               "    return False", "", "",
+              "def saved_inputs(name: str, tensors: tuple[bool, ...],",
+              "                 needs_grad: tuple[bool, ...]) -> tuple[int, ...] | None:",
+              '    """The positions of the inputs a call of op ``name`` saves for backward, given which',
+              "    leading arguments are tensors and which of them need grad; None when the overloads",
+              '    that take tensors at exactly those positions disagree, or none does."""',
+              "    positions = tuple(i for i, t in enumerate(tensors) if t)",
+              "    answers = set()",
+              "    for key in _OVERLOADS.get(name, ()):",
+              "        if key in SAVED_FOR_GRADIENT and SAVED_FOR_GRADIENT[key][0] == positions:",
+              "            saved: set[int] = set()",
+              "            for inputs, reads in SAVED_FOR_GRADIENT[key][1]:",
+              "                # One formula for several gradients (matmul, linear) is often a composite",
+              "                # op's: what its parts save is certain only when all of them are computed.",
+              "                if inputs and all(i < len(needs_grad) and needs_grad[i] for i in inputs):",
+              "                    saved.update(reads)",
+              "            answers.add(tuple(sorted(saved)))",
+              "    return answers.pop() if len(answers) == 1 else None", "", "",
               "_OVERLOADS: dict[str, list[str]] = {}",
               "for _key in sorted(SAVES_OUTPUT | set(SAVED_INPUTS) | set(_OTHERS)):",
               '    _OVERLOADS.setdefault(_key.split(".")[0], []).append(_key)', ""]

@@ -48,6 +48,8 @@ class Storage:
     # False for a parameter nothing is known of, assumed an array only for its aliasing: it
     # may be a list or a DataFrame, so no finding rests on its being an ndarray.
     is_array: bool = True
+    # Reached through ``.data``: a write bumps no version counter autograd checks.
+    unversioned: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,9 @@ class Alias:
     version: int = 0
     deps: frozenset = frozenset()  # the storages this value was computed from (for backward)
     binder: str | None = None  # the name the value was bound to (its own writes are not stale)
+    # The op (unbind, split, chunk) of which this is one of several outputs, taken while autograd
+    # recorded: torch refuses an in-place op on it (or on a view of it).
+    multi_view: str | None = None
     snapshot_node: Any = field(default=None, compare=False)
 
 

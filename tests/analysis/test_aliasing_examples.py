@@ -26,7 +26,8 @@ RAISES = {
     "SC306": ("view size is not compatible with input tensor's size and stride",),
     "SC307": ("a leaf Variable that requires grad is being used in an in-place operation",
               "one of the variables needed for gradient computation has been modified by an "
-              "inplace operation"),
+              "inplace operation", "This view is the output of a function that returns multiple "
+              "views"),
 }
 BAD = [(code, i, ex) for code in CODES for i, ex in enumerate(ALIAS_RULES[code].bad)]
 GOOD = [(code, i, ex) for code in CODES for i, ex in enumerate(ALIAS_RULES[code].good)]

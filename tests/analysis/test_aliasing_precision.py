@@ -125,3 +125,34 @@ class ConvLayer(nn.Module):
         return passthrough(out)
 """
     assert codes(code) == []
+
+
+TILES = """
+import numpy as np
+
+
+def blend(x):
+    x[0] *= 0.5
+    return x.sum()
+
+
+def blended_total(tiles):
+    total = 0.0
+    for i in range(len(tiles)):
+        total += blend(tiles[i])
+    return total
+
+
+tiles = np.ones((4, 3, 2))
+total = blended_total(tiles)
+"""
+
+
+def test_a_loop_that_writes_one_piece_per_pass_and_reads_the_next_is_not_reported():
+    # Each pass reads tiles[i] before blend() has written it: the sum is the untouched one.
+    assert codes(TILES) == []
+    env: dict = {}
+    exec(compile(TILES, "<snippet>", "exec"), env)  # noqa: S102 (our own snippet)
+    assert env["total"] == 4 * (3 * 2 - 2 * 0.5)
+    again = TILES.replace("total += blend(tiles[i])", "total += blend(tiles)")
+    assert codes(again) == [(18, "SC305")]  # the whole array, written on every pass

@@ -71,3 +71,45 @@ def test_a_scaler_that_centers_in_place_changes_the_caller_features(tmp_path):
     assert np.allclose(scaled, fixed_scaled)
     assert np.allclose(raw_mean, 0.0)  # the "raw" features were centered under the caller
     assert np.all(fixed_mean > 4.0)
+
+
+def _batch(torch):
+    generator = torch.Generator().manual_seed(2)
+    return (torch.randint(0, 50, (16, 5), generator=generator),
+            torch.randint(0, 2, (16,), generator=generator).float())
+
+
+def test_a_gradient_kept_before_clipping_is_clipped_under_it():
+    torch = pytest.importorskip("torch")
+    sample = load_sample("training_hazards")
+    tokens, labels = _batch(torch)
+    raw = sample.clipped_step_fixed(tokens, labels, max_norm=1e-3)
+    assert raw > 1e-2  # the head's own gradient norm, taken before clipping
+    assert sample.clipped_step(tokens, labels, max_norm=1e-3) <= 1e-3 + 1e-6
+
+
+def test_weights_kept_by_a_product_break_backward_when_centered_in_place():
+    pytest.importorskip("torch")
+    sample = load_sample("training_hazards")
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        sample.distill_step()
+    assert sample.distill_step_fixed().abs().sum() > 0
+
+
+def test_a_loss_module_that_clamps_in_place_changes_the_scores_its_caller_reports():
+    pytest.importorskip("torch")
+    sample = load_sample("training_hazards")
+    loss, mean_score = sample.validation_report()
+    fixed_loss, fixed_mean = sample.validation_report_fixed()
+    assert loss == pytest.approx(fixed_loss)
+    assert mean_score != pytest.approx(fixed_mean)  # the scores were clamped under the caller
+
+
+def test_normalizing_rows_through_iteration_changes_the_caller_counts(tmp_path):
+    sample = load_sample("preprocessing")
+    path = tmp_path / "counts.csv"
+    np.savetxt(path, np.random.default_rng(1).integers(1, 20, size=(10, 4)), delimiter=",")
+    profile, totals = sample.profile_report(path)
+    fixed_profile, fixed_totals = sample.profile_report_fixed(path)
+    assert np.allclose(profile, fixed_profile)
+    assert np.allclose(totals, 1.0) and np.all(fixed_totals > 4.0)  # the raw counts are gone

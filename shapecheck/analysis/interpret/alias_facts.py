@@ -51,7 +51,8 @@ def compose(base: Alias | None, kind: str, repeats: bool = False) -> Alias | Non
         kind = "repeated"
     elif kind == "same":
         kind = base.view
-    return Alias(base.storage, kind, repeats=base.repeats or repeats, deps=base.deps)
+    return Alias(base.storage, kind, repeats=base.repeats or repeats, deps=base.deps,
+                 multi_view=base.multi_view if kind != "none" else None)
 
 
 def index_layout(layout: Layout, items: Any) -> Layout | None:

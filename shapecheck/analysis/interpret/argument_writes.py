@@ -15,7 +15,15 @@ from __future__ import annotations
 import libcst as cst
 
 from ..rules.aliasing import argument_mutation_message
-from ..values import AbstractArray, Alias, BoundMethod, InstanceValue, TupleValue, Value
+from ..values import (
+    AbstractArray,
+    Alias,
+    BoundMethod,
+    FunctionValue,
+    InstanceValue,
+    TupleValue,
+    Value,
+)
 from .contracts import mutation_is_documented, returns_value
 
 
@@ -36,7 +44,7 @@ class ArgumentWrites:
         """SC305: a callee wrote this array in place, and the caller reads it now (under a
         name bound before the call, not to the call's result)."""
         pending = self.pending_calls.get(alias.storage.id)
-        if pending is None or name in pending[4]:
+        if pending is None or name in pending[4] or _next_piece(pending[0], node):
             return
         del self.pending_calls[alias.storage.id]
         call, (inplace_node, chain), callee, _param, _ = pending
@@ -55,7 +63,18 @@ class ArgumentWrites:
         calls whose result is used, to functions that return something and do not say they
         work in place, with arrays that are not buffers made to be filled.
         """
+        label = None
+        if isinstance(func, InstanceValue):
+            # loss_fn(pred, target): the module's forward (or __call__) with the instance.
+            forward = func.cls.members.get("forward" if func.cls.is_nn_module else "__call__")
+            if forward is None:
+                forward = func.cls.members.get("__call__")
+            if not isinstance(forward, FunctionValue):
+                return
+            label = f"{func.cls.name}.{forward.name}"
+            func = BoundMethod(forward, func)
         function = func.function if isinstance(func, BoundMethod) else func
+        label = label or function.name
         positional = [func.self_value] + list(args) if isinstance(func, BoundMethod) else args
         definition = function.node
         if not isinstance(definition, cst.FunctionDef):
@@ -73,17 +92,17 @@ class ArgumentWrites:
             if storage.param is not None:
                 # Our own parameter passed on: the callee's write reaches our caller.
                 self.param_writes.setdefault(storage.id, (inplace[0],
-                                                          (function.name,) + inplace[1]))
+                                                          (label,) + inplace[1]))
             if not storage.is_array:
                 continue
             version = self.versions.get(storage.id, 0) + 1
             self.versions[storage.id] = version
             self.writes[storage.id] = self.writes.get(storage.id, ()) + (
-                (version, f"{function.name}()", None, node),)
+                (version, f"{label}()", None, node),)
             if not mutation_is_documented(definition, param.name.value) and \
                     id(node) not in self.statement_calls and \
                     storage.id not in self.workspaces and returns_value(definition):
-                self.pending_calls[storage.id] = (node, inplace, function.name, param.name.value,
+                self.pending_calls[storage.id] = (node, inplace, label, param.name.value,
                                                   frozenset())
 
     def replay_writes(self, values: list, replay: tuple) -> None:
@@ -123,3 +142,25 @@ def storage_paths(values: list) -> dict[tuple, int]:
     for index, value in enumerate(values):
         walk(value, (index,), set())
     return found
+
+
+def _next_piece(call: cst.Call, read: cst.CSTNode) -> bool:
+    """The read is the call's own argument ``tiles[i * n + j]``, reached again by a loop: each
+    pass writes one piece and reads the next, never the piece it wrote before."""
+    for arg in call.args:
+        expr, indexed = arg.value, False
+        while True:
+            if isinstance(expr, cst.Subscript):
+                indexed = indexed or not all(
+                    isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Integer)
+                    for e in expr.slice)
+                expr = expr.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                expr = expr.func.value
+            elif isinstance(expr, cst.Attribute):
+                expr = expr.value
+            else:
+                break
+        if expr is read and indexed:
+            return True
+    return False

@@ -17,14 +17,33 @@ from ...runtime import dtypes as rt_dtypes
 from ...runtime import ops as rt_ops
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.verdicts import ShapeError
-from ..values import AbstractArray, ConstValue, LayerValue, ModuleRef, TupleValue, Value
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ConstValue,
+    LayerValue,
+    ModuleRef,
+    TupleValue,
+    Value,
+)
 from .alias_facts import compose, concrete, index_layout, replace
-from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, rule_index_items, to_arg
+from .operands import (
+    FAIL,
+    array_arg,
+    dtype_from,
+    dtype_of,
+    ndim_of,
+    rule_index_items,
+    to_arg,
+)
+from .training import GRAD_CLIPPERS
 
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
 NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
                                    "setfield"})
 _COPIES = frozenset({"copy", "clone"})
+# torch ops whose outputs are several views of the input (tensor_split's are not marked so).
+MULTI_VIEW_OPS = frozenset({"unbind", "split", "chunk"})
 SAME_STORAGE_CALLS = frozenset({"numpy.asarray", "numpy.asanyarray", "torch.as_tensor"})
 # numpy functions that write into their first argument, in place; the value is what they read.
 _NUMPY_WRITERS = {"numpy.copyto": "np.copyto", "numpy.put": "np.put", "numpy.place": "np.place",
@@ -86,16 +105,21 @@ class CallEffects:
         if spec is None:
             return value
         result = self.by_view_kind(node, spec, array, args, kwargs, value, name)
+        if name in MULTI_VIEW_OPS:
+            result = self.pieces_of(result, array, name)
+        self.save_inputs(name, [array, *args], result)
         return self.saved_for_backward(result, spec, array, name)
 
-    def detached(self, value: Value, array: AbstractArray) -> Value:
-        """``x.detach()`` / ``x.data``: the same memory, outside autograd's graph."""
+    def detached(self, value: Value, array: AbstractArray, through_data: bool = False) -> Value:
+        """``x.detach()`` / ``x.data``: the same memory, outside autograd's graph (and, through
+        ``.data``, outside the version counter autograd checks at backward)."""
         value = self.as_view(value, array, "view")
         if isinstance(value, AbstractArray) and value.alias is not None:
             storage = value.alias.storage
             value = replace(value, requires_grad=False, alias=replace(
-                value.alias, deps=frozenset(),
-                storage=replace(storage, leaf_grad=False, saved_by=None) if storage else None))
+                value.alias, deps=frozenset(), multi_view=None,
+                storage=replace(storage, leaf_grad=False, saved_by=None,
+                                unversioned=through_data) if storage else None))
         return value
 
     def track_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
@@ -114,6 +138,10 @@ class CallEffects:
         first = args[0] if args else None
         if qualname in ("torch.autograd.grad", "torch.autograd.backward"):
             self.backward(node, first)
+            return value
+        if qualname in GRAD_CLIPPERS:
+            self.clip_grads(node, qualname, first if first is not None else kwargs.get(
+                "parameters"))
             return value
         if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
             off = kwargs.get("requires_grad") == ConstValue(False) or \
@@ -160,6 +188,9 @@ class CallEffects:
         if library == "torch" and kwargs.get("inplace") != ConstValue(True):
             # What autograd saves is a property of the op, whichever namespace spells it.
             short = name.rsplit(".", 1)[-1]
+            if short in MULTI_VIEW_OPS:
+                result = self.pieces_of(result, first, short)
+            self.save_inputs(short, list(args), result)
             result = self.saved_for_backward(result, self.lookup(short, dialect), first, short)
         return result
 
@@ -269,6 +300,37 @@ class CallEffects:
         if base.alias is not None and base.alias.layout is not None:
             layout = index_layout(base.alias.layout, items)
         return self.as_view(value, base, kind, layout)
+
+    def row_of(self, array: AbstractArray) -> AbstractArray:
+        """What iterating ``array`` gives: views of its rows (torch unbinds, numpy indexes).
+        Of a parameter nothing is known of, an item of a list, a dict's key or a row:
+        anything, in the caller's memory when the caller passes an array."""
+        if array.shape:
+            row = array.derived(array.shape[1:], array.origin, dtype=array.dtype)
+        elif array.maybe_not_array:
+            row = AbstractArray(None, None, array.library, array.origin)
+        else:
+            row = AbstractArray(None, array.dtype, array.library, array.origin)
+        return self.pieces_of(self.as_view(row, array, "view"), array, "unbind")
+
+    def pieces_of(self, value: Value, base: AbstractArray, op: str) -> Value:
+        """The outputs of ``base.unbind()`` / ``split`` / ``chunk`` (and iteration, which
+        unbinds): views torch will not write in place while autograd records ``base``."""
+        if isinstance(value, TupleValue):
+            return TupleValue(tuple(self.pieces_of(item, base, op) for item in value.items),
+                              value.is_list)
+        if base.library != "torch" or not self.needs_grad(base) or \
+                not isinstance(value, AbstractArray) or value.alias is None or \
+                value.alias.view == "base":
+            return value
+        return replace(value, alias=replace(value.alias, multi_view=op))
+
+    def listed_rows(self, array: AbstractArray, is_list: bool) -> Value:
+        """``list(t)`` / ``tuple(t)``: the rows of t, views of its memory, when they are few
+        and counted."""
+        if array.shape and isinstance(array.shape[0], int) and 0 < array.shape[0] <= 64:
+            return TupleValue((self.row_of(array),) * array.shape[0], is_list)
+        return UNKNOWN_VALUE
 
     def written_region(self, base: AbstractArray, items: Any) -> AbstractArray:
         """What ``base[items] = ...`` writes: always base's memory, through the indexed view

@@ -258,7 +258,7 @@ class Calls:
     def call(self, node: cst.Call, func: Value, args: list, kwargs: dict, arg_nodes: list) -> Value:
         value = self.dispatch_call(node, func, args, kwargs, arg_nodes)
         value = self.track_call(node, func, args, kwargs, value)
-        if isinstance(func, (FunctionValue, BoundMethod)):
+        if isinstance(func, (FunctionValue, BoundMethod, InstanceValue)):
             self.track_argument_writes(node, func, args, kwargs)
         if isinstance(func, (FunctionValue, BoundMethod, InstanceValue, LayerValue)):
             # A user function's result is described by the call that produced it.
@@ -294,8 +294,7 @@ class Calls:
         if isinstance(func, ModuleMethod):
             return self.parameters_of(node, func.instance, func.name)
         if isinstance(func, OptimizerMethod):
-            if func.name == "step":
-                self.optimizer_step(node, func.optimizer)
+            self.optimizer_call(node, func.optimizer, func.name)
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
             return self.parser_call(func, args, kwargs)
@@ -364,6 +363,8 @@ class Calls:
             value = args[0]
             if isinstance(value, TupleValue):
                 return TupleValue(value.items, name == "list")
+            if isinstance(value, AbstractArray):
+                return self.listed_rows(value, name == "list")
             return UNKNOWN_VALUE
         if name == "int" and args and isinstance(args[0], IntValue):
             return args[0]
@@ -398,11 +399,7 @@ class Calls:
                 out = join_values(out, item)
             return out
         if isinstance(value, AbstractArray):
-            if value.shape:
-                return value.derived(value.shape[1:], value.origin, dtype=value.dtype)
-            if value.maybe_not_array:
-                return UNKNOWN_VALUE  # an item of a list, a dict's key, a row: anything
-            return AbstractArray(None, value.dtype, value.library, value.origin)
+            return self.row_of(value)
         return UNKNOWN_VALUE
 
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,

@@ -124,7 +124,9 @@ class Context:
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
         self.storage_names: dict[int, str] = {}  # storage id -> the first name bound to it
         self.grad_storages: set[int] = set()  # leaves that require grad
-        self.saved_writes: dict[int, tuple] = {}  # saved-for-backward storage -> (write, op)
+        # saved-for-backward storage -> (write, op, the storage of the op's result)
+        self.saved_writes: dict[int, tuple] = {}
+        self.saved_inputs: dict[int, tuple] = {}  # storage -> (op, its result's storage)
         self.versions: dict[int, int] = {}  # storage id -> how many writes it has seen
         self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
         # storage id -> (write, writer name): written through a maybe-view, base not yet read
@@ -143,6 +145,7 @@ class Context:
         self.on_its_own = False  # analyzing a function with no caller (its summary)
         self.named_symbols: dict[str, Any] = {}  # symbol -> where the code named it (SC112)
         self.parameter_storages: dict[int, Any] = {}  # nn.Module instance -> its parameters
+        self.parameter_owners: dict[int, Any] = {}  # parameters' storage -> the module
         self.refined_holders: dict[tuple, list] = {}  # (function, text) -> refined nodes
         self.sized_params: set[int] = set()  # parameters (node ids) the code uses as sizes
         self.param_flows: dict[int, set[int]] = {}  # parameter -> caller parameters passed to it

@@ -34,6 +34,7 @@ from ...runtime.dims import format_shape
 from ...runtime.layout import Layout, torch_overlap_status, torch_reads_overwritten
 from ..rules.aliasing import (
     leaf_inplace_message,
+    multi_view_inplace_message,
     overlapping_inplace_message,
     unchecked_overlap_message,
     write_to_broadcast_view_message,
@@ -50,6 +51,8 @@ from .training import PARAMETER_VIEWS, Training
 # Attributes that describe an array without reading its elements.
 METADATA = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "nbytes", "flags",
                       "strides", "is_leaf", "requires_grad", "layout", "names"})
+# tensor methods that select elements as an index would, into new memory.
+SELECTIONS = frozenset({"index_select", "masked_select", "take", "take_along_dim", "gather"})
 # torch methods ending in "_" that change flags, not data.
 NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "detach_"})
 
@@ -191,10 +194,32 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             self.maybe_writes[storage.id] = (node, writer_var)
         if storage.saved_by is not None:
             # The first write after the save is the one that breaks backward.
-            self.saved_writes.setdefault(storage.id, (node, storage.saved_by))
-        if storage.leaf_grad and not self.no_grad:
+            self.saved_writes.setdefault(storage.id, (node, storage.saved_by, storage.id, None))
+        elif storage.id in self.saved_inputs and not storage.unversioned:
+            op, saver = self.saved_inputs[storage.id]
+            self.saved_writes.setdefault(storage.id, (node, op, saver,
+                                                      self.storage_name(target.alias)))
+        if target.alias.multi_view is not None and not self.no_grad:
+            self.report("SC307", node, multi_view_inplace_message(
+                op, target.alias.multi_view, self.storage_name(target.alias)), "RuntimeError")
+        elif storage.leaf_grad and not self.no_grad:
             self.report("SC307", node, leaf_inplace_message(
                 op, target.alias.view != "base", self.storage_name(target.alias)), "RuntimeError")
+
+    def store_back(self, node: cst.AugAssign, item: AbstractArray, value: Value) -> None:
+        """``a[i] += v`` is ``a[i] = a[i] + v``: a write into ``a`` even when ``a[i]`` is a
+        copy (advanced indexing, or an item of an array of unknown rank)."""
+        if not isinstance(node.target, cst.Subscript):
+            return
+        own = item.alias.storage if item.alias is not None else None
+        with self.suppressed():
+            base = self.eval(node.target.value)
+            items = self.index_items(node.target)
+        if not isinstance(base, AbstractArray) or base.alias is None or \
+                base.alias.storage is None or own is not None and own.id == base.alias.storage.id:
+            return  # a view of base: the in-place op wrote base already
+        self.write(self.written_region(base, items), node, node.target.value, "assignment",
+                   (value,))
 
     def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str) -> None:
         """SC301: the write goes, through plain views, into the result of advanced indexing: a
@@ -211,6 +236,18 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
                     rt_ops.writes_reach_input(expr.func.attr.value):
                 expr = expr.func.value
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                    expr.func.attr.value in SELECTIONS:
+                # t.index_select(0, ids).zero_(): a selection reads like indexing, and copies;
+                # probs = x.gather(1, ids).exp_() keeps the copy on purpose.
+                if isinstance(node, cst.Call) and id(node) not in self.statement_calls:
+                    return
+                with self.suppressed():
+                    base = self.eval(expr.func.value)
+                if isinstance(base, AbstractArray) and base.library == "torch":
+                    self.report("SC301", node, write_to_copy_message(
+                        op, self.text(expr), self.text(expr.func.value)))
+                return
             else:
                 return
 

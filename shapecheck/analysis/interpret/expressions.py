@@ -415,6 +415,8 @@ class Expressions:
             return DictGet(base)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
+        if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
+            return ModuleMethod(base, name)
         if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
                 len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
             return base.items[RESULT_FIELDS[name][0]]
@@ -440,9 +442,11 @@ class Expressions:
             return self.method_op(node, array, name, [], {})
         if name in ("real", "data") and (name == "data") == (array.library == "torch"):
             value = array.derived(array.shape, array.origin, tail=array.tail)
-            return self.detached(value, array) if name == "data" else \
+            return self.detached(value, array, through_data=True) if name == "data" else \
                 self.as_view(value, array, "view")
-        if name in ("real", "imag", "data", "grad"):
+        if name == "grad":
+            return self.grad_of(node, array)
+        if name in ("real", "imag", "data"):
             return array.derived(array.shape, array.origin, tail=array.tail)
         if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
             return UNKNOWN_VALUE
@@ -625,7 +629,9 @@ class Expressions:
             return IntValue(UNKNOWN)
         if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
             result = self.array_binary(node, op, left, right, left_node, right_node)
-            return self.fresh(result, node, "result", operands=(left, right))
+            result = self.fresh(result, node, "result", operands=(left, right))
+            self.save_inputs(op, [left, right], result)
+            return result
         if isinstance(left, IntValue) and isinstance(right, IntValue):
             if op in ("floor_divide", "remainder", "div") and right.value == 0 and \
                     isinstance(right.value, int):

@@ -9,6 +9,7 @@ import libcst as cst
 import numpy as np
 
 from ...runtime.dims import Sym, substitute, sym
+from ...runtime.members import TENSOR_MEMBERS
 from ..annotations import array_from_annotation
 from ..values import (
     UNKNOWN_VALUE,
@@ -60,15 +61,17 @@ _NAMESPACE_ONLY = frozenset(n for n in dir(np) if not n.startswith("_")) - froze
 _ATTRIBUTE_USE = re.compile(r"\b([A-Za-z_]\w*)[ \t]*\.[ \t]*([A-Za-z_]\w*)")
 
 
-def namespace_names(source: str) -> frozenset[str]:
-    """Names the file uses as ``name.attr`` with an attribute only the numpy namespace has.
+def namespace_names(source: str, tensors: bool = False) -> frozenset[str]:
+    """Names the file uses as ``name.attr`` with an attribute only the numpy namespace has
+    (and, in a file that uses torch, no tensor has: ``pred.pow(2)`` is a tensor's method).
 
     Read from the text once per file: a libcst visitor per function cost a third of the
     analysis of a big file. A parameter of one of these names is taken for an array
     namespace everywhere in the file, which can only make fewer findings.
     """
     return frozenset(m.group(1) for m in _ATTRIBUTE_USE.finditer(source)
-                     if m.group(2) in _NAMESPACE_ONLY)
+                     if m.group(2) in _NAMESPACE_ONLY and not (
+                         tensors and m.group(2) in TENSOR_MEMBERS))
 
 
 _ARRAY_WORDS = re.compile(r"tensor|ndarray|array|any|like", re.IGNORECASE)
@@ -396,7 +399,8 @@ class Functions:
             if id(param) in self.sized_params:
                 return IntValue(sym(param.name.value))  # used as a size: an int nobody names
             if self.namespace_uses is None:
-                self.namespace_uses = namespace_names(self.source)
+                self.namespace_uses = namespace_names(self.source,
+                                                      "torch" in self.array_libraries)
             if param.name.value in self.namespace_uses:
                 return value  # xp.arange(...): an array namespace, not an array
             storage = replace(storage, is_array=False)

@@ -59,7 +59,7 @@ class Snapshots:
                        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis)
                        for e in source.slice)
         if isinstance(source, cst.Attribute):
-            return source.attr.value == "data"
+            return source.attr.value in ("data", "grad")  # g = p.grad keeps the live gradient
         if isinstance(source, cst.Call):
             if isinstance(source.func, cst.Attribute) and source.func.attr.value in (
                     "view", "detach", "state_dict", "numpy") and not source.args:

@@ -399,6 +399,7 @@ class Statements:
         value = self.eval(node.value)
         if isinstance(target, AbstractArray) and op is not None:
             self.inplace_op(node, target, node.target, op, [(value, node.value)], f"__i{DUNDER[op]}__")
+            self.store_back(node, target, value)  # a[i] += v stores the result into a
             return  # in place: the target keeps its shape and dtype
         if op is None:
             result: Value = UNKNOWN_VALUE

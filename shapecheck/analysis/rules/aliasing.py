@@ -15,7 +15,7 @@ WRITE_TO_COPY = RuleSpec(
     severity=Severity.ERROR,
     summary="A write (setitem or an in-place method) into the result of advanced or boolean "
             "indexing that is not itself the assignment's target: a[mask][0] = 1, "
-            "b[m][:, 0] = 1, x[[1, 3]].fill_(0).",
+            "b[m][:, 0] = 1, x[[1, 3]].fill_(0), t.index_select(0, ids).zero_().",
     why="Advanced and boolean indexing return a new array. Only the outermost index of an "
         "assignment writes into the original (a[mask] = 1 calls a.__setitem__); a chained index "
         "first copies, then writes into the copy, which is dropped at once. The code runs and "
@@ -33,7 +33,11 @@ WRITE_TO_COPY = RuleSpec(
          Example("import torch\n"
                  "x = torch.zeros(5)\n"
                  "x[[1, 3]].fill_(7)  # error: SC301\n"
-                 "assert (x == 0).all()\n", library="torch")),
+                 "assert (x == 0).all()\n", library="torch"),
+         Example("import torch\n"
+                 "table = torch.ones(4, 3)\n"
+                 "table.index_select(0, torch.tensor([0, 2])).zero_()  # error: SC301\n"
+                 "assert (table == 1).all()\n", library="torch")),
     good=(Example("import numpy as np\n"
                   "a = np.zeros(5)\n"
                   "mask = a == 0\n"
@@ -49,9 +53,13 @@ WRITE_TO_COPY = RuleSpec(
                   "x = torch.zeros(5)\n"
                   "x[[1, 3]] = 7\n"
                   "x[1:3].fill_(2)\n"
-                  "assert x.tolist() == [0.0, 2.0, 2.0, 7.0, 0.0]\n", library="torch")),
+                  "table = torch.ones(4, 3)\n"
+                  "table.index_fill_(0, torch.tensor([0, 2]), 0.0)\n"
+                  "probs = table.gather(1, torch.zeros(4, 1, dtype=torch.long)).exp_()\n"
+                  "assert x.tolist() == [0.0, 2.0, 2.0, 7.0, 0.0] and table.sum() == 6\n",
+                  library="torch")),
     fix="Index once, so the assignment's own __setitem__ does the write: a[np.flatnonzero(mask)[0]] "
-        "= 1, b[m, 0] = 1, x[[1, 3]] = 0.",
+        "= 1, b[m, 0] = 1, x[[1, 3]] = 0; t.index_fill_(0, ids, 0) for a selection.",
 )
 
 WRITE_TO_BROADCAST_VIEW = RuleSpec(
@@ -162,9 +170,10 @@ STALE_ALIAS = RuleSpec(
     severity=Severity.WARNING,
     summary="A name bound to an alias or view of an array as if it were a copy (old = x, "
             "prev = w[:], np.asarray(x), x.detach(), t.numpy(), copy.copy(t), "
-            "best = model.state_dict()); the array is then changed in place (by a write, "
-            "optimizer.step(), model.load_state_dict(), np.copyto, np.fill_diagonal...) and the "
-            "alias is read afterwards, seeing the new values.",
+            "best = model.state_dict(), g = p.grad); the array is then changed in place (by a "
+            "write, optimizer.step(), model.load_state_dict(), zero_grad(set_to_none=False), "
+            "clip_grad_norm_, np.copyto, np.fill_diagonal...) and the alias is read afterwards, "
+            "seeing the new values.",
     why="Assignment never copies an array, and a full slice, np.asarray of an array of that "
         "dtype, detach(), .numpy(), torch.from_numpy and copy.copy of a tensor share memory; a "
         "state_dict holds the model's own tensors. The classic x_old = x convergence check "
@@ -212,9 +221,10 @@ ARGUMENT_MUTATION = RuleSpec(
             "that array after the call. Reported once, at the call, naming the in-place line "
             "and the helpers the write goes through.",
     why="NumPy arrays and tensors are passed by reference: v /= v.sum() inside a function "
-        "rescales the caller's array too. Functions named or documented as in-place (fill_*, "
-        "update*, trailing underscore, an out= style parameter, a docstring saying so) are not "
-        "reported.",
+        "rescales the caller's array too, and so does a loss module whose forward edits its "
+        "input (self.criterion(pred, target)), or a loop over the rows of the array. Functions "
+        "named or documented as in-place (fill_*, update*, trailing underscore, an out= style "
+        "parameter, a docstring saying so) and attributes the caller owns are not reported.",
     bad=(Example("import numpy as np\n"
                  "\n"
                  "def normalize(v):\n"
@@ -296,12 +306,16 @@ AUTOGRAD_INPLACE = RuleSpec(
     severity=Severity.ERROR,
     summary="In-place on a leaf tensor that requires grad (requires_grad=True, nn.Parameter) "
             "outside torch.no_grad(); in-place on a tensor autograd saved for backward (the "
-            "output of sigmoid, tanh, exp, relu, softmax, ...) before .backward().",
+            "output of sigmoid, tanh, exp, relu, softmax, ...; an input of mul, div, pow, "
+            "matmul, ... kept for another input's gradient) before .backward(); in-place on one "
+            "of the views unbind, split, chunk or iteration return of a tensor autograd records.",
     why="autograd refuses to modify a leaf that requires grad in place (\"a leaf Variable that "
         "requires grad is being used in an in-place operation.\"). Ops whose gradient is "
-        "computed from their output save that output; changing it in place makes backward() "
+        "computed from their output save that output, and x * w keeps w for x's gradient (and x "
+        "for w's); changing a kept tensor in place, even under torch.no_grad(), makes backward() "
         "fail (\"one of the variables needed for gradient computation has been modified by an "
-        "inplace operation\").",
+        "inplace operation\"). A write through .data is not seen by autograd. The pieces of "
+        "q, k, v = qkv.chunk(3) share one backward, so torch refuses q *= scale on them.",
     bad=(Example("import torch\n"
                  "w = torch.zeros(3, requires_grad=True)\n"
                  "w += 1  # error: SC307\n", library="torch"),
@@ -319,7 +333,17 @@ AUTOGRAD_INPLACE = RuleSpec(
                  "h = F.relu(x)\n"
                  "h[0] = 0  # error: SC307\n"
                  "loss = (h * 3).sum()\n"
-                 "loss.backward()\n", library="torch")),
+                 "loss.backward()\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.ones(3, requires_grad=True)\n"
+                 "scale = torch.full((3,), 2.0)\n"
+                 "y = x * scale\n"
+                 "scale.add_(1)  # error: SC307\n"
+                 "y.sum().backward()\n", library="torch"),
+         Example("import torch\n"
+                 "x = torch.ones(2, 6, requires_grad=True)\n"
+                 "q, k = (x * 2).chunk(2, dim=1)\n"
+                 "q *= 0.5  # error: SC307\n", library="torch")),
     good=(Example("import torch\n"
                   "w = torch.zeros(3, requires_grad=True)\n"
                   "with torch.no_grad():\n"
@@ -331,9 +355,16 @@ AUTOGRAD_INPLACE = RuleSpec(
                   "h = x * 2\n"
                   "h.add_(1)\n"
                   "h.sum().backward()\n"
+                  "scale = torch.full((3,), 2.0)\n"
+                  "z = x * scale.clone()\n"
+                  "scale.add_(1)\n"
+                  "z.sum().backward()\n"
+                  "q, k = (x * 2).chunk(3)[:2]\n"
+                  "q = q * 0.5\n"
                   "assert w[0] == 1\n", library="torch"),),
     fix="Update parameters inside torch.no_grad() (or through .data); write out of place "
-        "(y = y * 2) on values autograd needs.",
+        "(y = y * 2) on values autograd needs, or give the op a clone of the input you will "
+        "change.",
 )
 
 ALIAS_RULES = {spec.code: spec for spec in (
@@ -373,6 +404,22 @@ def saved_output_inplace_message(op: str, backward_line: int) -> str:
     return (f"in-place write into the output of {op}(), which autograd saved for backward; "
             f".backward() at line {backward_line} raises \"one of the variables needed for "
             "gradient computation has been modified by an inplace operation\"; write out of place")
+
+
+def multi_view_inplace_message(op: str, made_by: str, name: str) -> str:
+    """SC307: an in-place write into one of several views unbind/split/chunk returned."""
+    return (f"in-place {op} on an output of {made_by}() of {name!r}, one of several views of a "
+            "tensor autograd records: torch raises \"... is a view and is "
+            "being modified inplace. This view is the output of a function that returns multiple "
+            "views\"; write out of place (q = q * s) or .clone() the piece")
+
+
+def saved_input_inplace_message(op: str, name: str, backward_line: int) -> str:
+    """SC307: an in-place write into an input autograd saved, read again by backward."""
+    return (f"in-place write into {name!r}, which {op}() saved for backward as an input; "
+            f".backward() at line {backward_line} raises \"one of the variables needed for "
+            "gradient computation has been modified by an inplace operation\"; write out of place "
+            "or .clone() it before the op")
 
 
 def overlapping_inplace_message(written: str, name: str, read: str) -> str:
