@@ -354,7 +354,7 @@ def confirm_on_torch(target: Target, original: str, mutants: list[Mutant], env: 
                                    "builders": target.builders, "input": target.input_shape}))
         try:
             done = subprocess.run([sys.executable, __file__, _RUNNER_FLAG, str(job), str(env)],
-                                  capture_output=True, text=True, timeout=timeout)
+                                  check=False, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return f"torch run took over {timeout:.0f}s"
         if done.returncode != 0:
@@ -416,7 +416,7 @@ def _run_torch_job(job_file: str, env: str) -> None:
                 model = getattr(module, builder)(**kwargs).eval()
                 with torch.no_grad():
                     model(torch.randn(*job["input"]))
-        except Exception as exc:  # any raise is the mutant's bug being confirmed
+        except Exception as exc:  # noqa: BLE001 - any raise is the mutant's bug being confirmed
             text = f"{type(exc).__name__}: {exc}".splitlines()
             raised = text[0][:300] if text else type(exc).__name__
         finally:
@@ -548,7 +548,7 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == _RUNNER_FLAG:
         try:
             _run_torch_job(sys.argv[2], sys.argv[3])
-        except Exception:
+        except Exception:  # noqa: BLE001 - the parent reads the traceback
             traceback.print_exc()
             sys.exit(1)
         sys.exit(0)

@@ -363,7 +363,27 @@ class Modules:
                 captured = self.capture.pop()
             if node is not None:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
+            if node is not None and cls.is_nn_module:
+                self.forward_of_built(cls, instance, node)
         return instance
+
+    def forward_of_built(self, cls: ClassValue, instance: InstanceValue, node: cst.CSTNode) -> None:
+        """A module built with this call's arguments (``ResNet(BasicBlock, [2, 2, 2, 2])`` in a
+        builder function) runs its forward once on an input nobody describes, as an unbuilt
+        class does with its constructor's parameters as symbols: layers that disagree for
+        these arguments fail for every input, and are reported at the call."""
+        forward = cls.members.get("forward")
+        if not isinstance(forward, FunctionValue) or forward.node is None or \
+                id(forward) in self.active or len(self.active) >= MAX_CALL_DEPTH or \
+                self.specializations >= MAX_SPECIALIZATIONS:
+            return
+        self.specializations += 1
+        self.capture.append({})
+        try:
+            self.analyze_function(forward, [instance], {})
+        finally:
+            captured = self.capture.pop()
+        self.emit_at_call(node, f"{cls.name}.forward", captured)
 
     def analyze_class(self, cls: ClassValue) -> None:
         """Each method once, with ``self`` carrying the attributes __init__ sets."""

@@ -100,3 +100,73 @@ def test_lstm_fed_the_wrong_feature_size():
     assert [f.code for f in analyze_source(source, "model.py")] == ["SC113"]
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
         exec(compile(source, "<snippet>", "exec"), {})  # the test's own constant snippet
+
+
+BLOCK = '''import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, inplanes, planes):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d({second}, planes, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv2(torch.relu(self.bn1(self.conv1(x))))
+'''
+
+
+@pytest.mark.parametrize("second,codes", [("planes", []), ("planes * 2", ["SC106"]),
+                                          ("inplanes", [])])
+def test_widths_that_differ_by_a_multiple_of_a_parameter_differ_for_every_model(second, codes):
+    # planes * 2 is planes only for a width of 0, a model that computes nothing; inplanes may
+    # be planes, so nothing is certain.
+    source = BLOCK.format(second=second)
+    assert [(f.code, f.line) for f in analyze_source(source, "model.py")] == \
+        [(code, 13) for code in codes]
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    block = namespace["Block"](4, 4).eval()
+    try:
+        block(torch_randn(2, 4, 6, 6))
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
+
+
+def torch_randn(*shape):
+    torch = pytest.importorskip("torch")
+    return torch.randn(*shape)
+
+
+def test_a_model_built_with_a_builders_arguments_runs_its_forward_with_them():
+    source = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, width, num_classes=10):
+        super().__init__()
+        self.conv = nn.Conv2d(3, width, 3)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(128, num_classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.conv(x)), 1))
+
+
+def net64():
+    return Net(64)
+'''
+    findings = analyze_source(source, "model.py")
+    # Net on its own may be built with width 128; net64's Net is not.
+    assert [(f.code, f.line) for f in findings] == [("SC106", 17)]
+    assert "in Net.forward, line 13" in findings[0].message
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+        namespace["net64"]()(torch_randn(2, 3, 8, 8))
+    namespace["Net"](128)(torch_randn(2, 3, 8, 8))
