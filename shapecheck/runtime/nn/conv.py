@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..dims import UNKNOWN, Dim, Shape, add, eq, floordiv, is_known, mul, sub
+from ..dims import UNKNOWN, Dim, Shape, add, floordiv, is_known, mul, sub
 from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
