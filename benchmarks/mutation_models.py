@@ -80,14 +80,18 @@ class Target:
     module: str  # dotted name the file is imported under
     builders: tuple[tuple[str, dict], ...]
     input_shape: tuple[int, ...] = (2, 3, 64, 64)
+    # A mutant must also fail on this input (when the original runs on it): a bug of the
+    # model, not of a small image (a pool left with no output for 64x64 but not for 224x224).
+    large_shape: tuple[int, ...] = (1, 3, 224, 224)
 
     def source_path(self, corpus: Path) -> Path:
         return corpus / self.package / (self.module.replace(".", "/") + ".py")
 
 
-def _tv(name: str, *builders: str, size: int = 64) -> Target:
+def _tv(name: str, *builders: str, size: int = 64, large: int = 224) -> Target:
     return Target(f"torchvision.{name}", "torchvision", f"torchvision.models.{name}",
-                  tuple((b, {"num_classes": 10}) for b in builders), (2, 3, size, size))
+                  tuple((b, {"num_classes": 10}) for b in builders), (2, 3, size, size),
+                  (1, 3, large, large))
 
 
 def _timm(name: str, *builders: str, size: int = 64, **kwargs) -> Target:
@@ -109,7 +113,7 @@ TARGETS = (
     _tv("convnext", "convnext_tiny"),
     _tv("regnet", "regnet_x_400mf", "regnet_y_400mf"),
     _tv("googlenet", "googlenet"),
-    _tv("inception", "inception_v3", size=80),
+    _tv("inception", "inception_v3", size=80, large=299),
     _timm("resnet", "resnet18", "resnet50"),
     _timm("vgg", "vgg11", size=32),
     _timm("convnext", "convnext_atto"),
@@ -149,9 +153,26 @@ class Mutant:
     before: str
     after: str
     source: str
-    raised: str | None = None  # torch's exception, one line
+    raised: str | None = None  # torch's exception on the small input, one line
+    raised_large: bool = True  # it raised on the large input too (or that input was not run)
     findings: list[str] = field(default_factory=list)
     at_line: bool = False
+
+    def verdict(self, target: Target) -> str:
+        """confirmed; runs (torch accepts it); small input (it fails only on the small
+        image); input width (the layer that refused was handed the model's input itself:
+        the mutant changed what input the model takes, no two of its layers disagree)."""
+        if self.raised is None:
+            return "runs"
+        if not self.raised_large:
+            return "small input"
+        if any(_torch_size(shape) in self.raised for shape in (target.input_shape, target.large_shape)):
+            return "input width"
+        return "confirmed"
+
+
+def _torch_size(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
 
 
 _CONV = re.compile(r"^Conv(Transpose)?[123]d$")
@@ -351,7 +372,8 @@ def confirm_on_torch(target: Target, original: str, mutants: list[Mutant], env: 
             path.write_text(text)
             files.append(str(path))
         job.write_text(json.dumps({"module": target.module, "files": files,
-                                   "builders": target.builders, "input": target.input_shape}))
+                                   "builders": target.builders,
+                                   "inputs": [target.input_shape, target.large_shape]}))
         try:
             done = subprocess.run([sys.executable, __file__, _RUNNER_FLAG, str(job), str(env)],
                                   check=False, capture_output=True, text=True, timeout=timeout)
@@ -360,10 +382,13 @@ def confirm_on_torch(target: Target, original: str, mutants: list[Mutant], env: 
         if done.returncode != 0:
             return (done.stderr.strip().splitlines() or ["no output"])[-1]
         results = json.loads(done.stdout.strip().splitlines()[-1])
-    if results[0] is not None:
-        return f"original raised: {results[0]}"
-    for mutant, raised in zip(mutants, results[1:]):
+    small, large = results[0]
+    if small is not None:
+        return f"original raised: {small}"
+    for mutant, (raised, raised_large) in zip(mutants, results[1:]):
         mutant.raised = raised
+        if large is None:  # the original runs on the large input: so must a mutant that is no bug
+            mutant.raised_large = raised_large is not None
     return None
 
 
@@ -402,26 +427,41 @@ def _run_torch_job(job_file: str, env: str) -> None:
             if api is not None:
                 api.BUILTIN_MODELS = saved
 
-    results = []
-    for file in job["files"]:
-        raised = None
+    def first_raise(step) -> str | None:
         try:
-            spec = importlib.util.spec_from_file_location(name, file)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            with fresh_registries():
-                spec.loader.exec_module(module)
-            for builder, kwargs in job["builders"]:
-                torch.manual_seed(0)
-                model = getattr(module, builder)(**kwargs).eval()
-                with torch.no_grad():
-                    model(torch.randn(*job["input"]))
+            step()
         except Exception as exc:  # noqa: BLE001 - any raise is the mutant's bug being confirmed
             text = f"{type(exc).__name__}: {exc}".splitlines()
-            raised = text[0][:300] if text else type(exc).__name__
+            return text[0][:300] if text else type(exc).__name__
+        return None
+
+    def build(file: str, models: list) -> None:
+        spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        with fresh_registries():
+            spec.loader.exec_module(module)
+        for builder, kwargs in job["builders"]:
+            torch.manual_seed(0)
+            models.append(getattr(module, builder)(**kwargs).eval())
+
+    def run(models: list, shape: list) -> None:
+        with torch.no_grad():
+            for model in models:
+                model(torch.randn(*shape))
+
+    results = []
+    for i, file in enumerate(job["files"]):
+        models: list = []
+        try:
+            raised = first_raise(lambda: build(file, models))  # noqa: B023 - called at once
+            small = raised or first_raise(lambda: run(models, job["inputs"][0]))  # noqa: B023
+            # The large input is for a mutant that fails the small one in forward, and the original.
+            large = raised or (first_raise(lambda: run(models, job["inputs"][1]))  # noqa: B023
+                               if small or i == 0 else None)
         finally:
             sys.modules[name] = original
-        results.append(raised)
+        results.append((small, large))
     print(json.dumps(results))
 
 
@@ -444,14 +484,14 @@ def run_target(target: Target, corpus: Path, env: Path, kinds: tuple[str, ...], 
     path = target.source_path(corpus)
     original = path.read_text()
     mutants = generate(original, kinds)
-    outcome = {"target": target.name, "generated": len(mutants), "mutants": mutants, "skipped": None,
+    outcome = {"target": target, "name": target.name, "generated": len(mutants), "mutants": mutants, "skipped": None,
                "original_findings": lint_source(path, original)}
     why = confirm_on_torch(target, original, mutants, env, timeout)
     if why is not None:
         outcome["skipped"] = why
         return outcome
     for mutant in mutants:
-        if mutant.raised is None:
+        if mutant.verdict(target) != "confirmed":
             continue
         found = lint_source(path, mutant.source)
         mutant.findings = [text for _, text in found]
@@ -463,7 +503,7 @@ def report(outcomes: list[dict], show: bool) -> dict:
     totals = Counter()
     by_kind: dict[str, Counter] = {}
     for outcome in outcomes:
-        name = outcome["target"]
+        name, target = outcome["name"], outcome["target"]
         if outcome["original_findings"]:
             print(f"{name}: the ORIGINAL has findings (its mutants are not counted):")
             for text in outcome["original_findings"]:
@@ -471,18 +511,21 @@ def report(outcomes: list[dict], show: bool) -> dict:
         if outcome["skipped"]:
             print(f"{name}: skipped, {outcome['skipped']}")
         counted = not outcome["skipped"] and not outcome["original_findings"]
-        confirmed = [m for m in outcome["mutants"] if m.raised is not None] if counted else []
+        verdicts = Counter(m.verdict(target) for m in outcome["mutants"]) if counted else Counter()
+        confirmed = [m for m in outcome["mutants"] if m.verdict(target) == "confirmed"] if counted else []
         found = [m for m in confirmed if m.findings]
         at_line = [m for m in confirmed if m.at_line]
         totals.update(generated=outcome["generated"], confirmed=len(confirmed), found=len(found),
                       at_line=len(at_line))
+        totals.update({f"not counted: {v}": n for v, n in verdicts.items() if v != "confirmed"})
         for m in outcome["mutants"]:
             c = by_kind.setdefault(m.kind, Counter())
             c["generated"] += 1
             if m in confirmed:
                 c.update(confirmed=1, found=bool(m.findings), at_line=m.at_line)
-        print(f"{name}: {outcome['generated']} generated, {len(confirmed)} confirmed, "
-              f"{len(found)} found ({len(at_line)} at the line)")
+        others = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()) if v != "confirmed")
+        print(f"{name}: {outcome['generated']} generated ({others or 'all confirmed'}), "
+              f"{len(confirmed)} confirmed, {len(found)} found ({len(at_line)} at the line)")
         for m in confirmed:
             if show or not m.findings:
                 mark = "FOUND" if m.findings else "MISSED"
@@ -502,6 +545,8 @@ def report(outcomes: list[dict], show: bool) -> dict:
                   f"{share(c['found'], c['confirmed']):>7} {share(c['at_line'], c['confirmed']):>8}")
     print(f"{'all':<10} {totals['generated']:>9} {totals['confirmed']:>9} {totals['found']:>6} "
           f"{share(totals['found'], totals['confirmed']):>7} {share(totals['at_line'], totals['confirmed']):>8}")
+    print("not counted: " + ", ".join(f"{n} {k[13:]}" for k, n in sorted(totals.items())
+                                      if k.startswith("not counted: ")))
     print(f"\nfound: {totals['found']} of {totals['confirmed']} confirmed mutants "
           f"({share(totals['found'], totals['confirmed'])}; goal 80%); "
           f"with a finding on the mutated line: {share(totals['at_line'], totals['confirmed'])}")

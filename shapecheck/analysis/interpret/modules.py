@@ -246,6 +246,15 @@ class Modules:
             for child in layer.layers:
                 value = self.call(node, child, [value], {}, arg_nodes[:1])
             return value
+        if layer.kind in SEVERAL_INPUTS:
+            if not args or not isinstance(args[0], AbstractArray):
+                return UNKNOWN_VALUE
+            return self.call_layer_with_inputs(node, layer, args, kwargs, arg_nodes)
+        if len(args) == 1 and args[0] is UNKNOWN_VALUE and layer.kind not in ("RNN", "GRU", "LSTM"):
+            # What an unknown module or function returned: torch's layer raises on anything
+            # but a tensor (an RNN also takes a PackedSequence), so it is one, of unknown shape,
+            # and the layer's output is what the layer says of it (a Linear's last dim).
+            args = [AbstractArray(None, None, "torch", self.origin(arg_nodes[0] if arg_nodes else node))]
         if not args or not isinstance(args[0], AbstractArray):
             return UNKNOWN_VALUE
         if layer.kind in SEVERAL_INPUTS:

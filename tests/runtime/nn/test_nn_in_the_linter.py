@@ -170,3 +170,38 @@ def net64():
     with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
         namespace["net64"]()(torch_randn(2, 3, 8, 8))
     namespace["Net"](128)(torch_randn(2, 3, 8, 8))
+
+
+@pytest.mark.parametrize("second,codes", [("256", []), ("128", ["SC106"])])
+def test_a_head_fed_by_a_module_nothing_is_known_of_still_checks_its_own_layers(second, codes):
+    # features is whatever the caller passes: its output is a tensor (the Linear raises on
+    # anything else) of unknown shape, and the head's layers must agree with each other.
+    source = f'''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.features = features
+        self.head = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear({second}, 10))
+
+    def forward(self, x):
+        return self.head(self.features(x))
+'''
+    assert [(f.code, f.line) for f in analyze_source(source, "model.py")] == \
+        [(code, 13) for code in codes]
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    net = namespace["Net"](nn_flatten())
+    try:
+        net(torch_randn(2, 8, 8, 8))
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
+
+
+def nn_flatten():
+    torch = pytest.importorskip("torch")
+    return torch.nn.Flatten()
