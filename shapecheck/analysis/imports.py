@@ -26,9 +26,9 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse"}
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
-and argparse's option defaults."""
+argparse's option defaults, and functools.partial of a layer class."""
 
 
 def is_array_library(qualname: str) -> bool:

@@ -205,6 +205,7 @@ class LayerValue:
     args: tuple = ()
     kwargs: tuple = ()
     layers: tuple = ()  # Sequential's children
+    factory: bool = False  # functools.partial(nn.LayerNorm, eps=1e-6): calling it builds the layer
 
     def kw(self, name: str, position: int | None = None, default: Any = UNKNOWN_VALUE) -> Any:
         for key, value in self.kwargs:

@@ -336,6 +336,8 @@ class Calls:
             # nn.init.normal_(emb.weight[ids]) fills a copy that is dropped at once.
             self.check_write_to_copy(arg_nodes[0], node, f"nn.init.{name.rsplit('.', 1)[-1]}()")
             return args[0] if args else UNKNOWN_VALUE
+        if qualname == "functools.partial" and args and isinstance(args[0], ModuleRef):
+            return self.layer_factory(canonical(args[0].qualname), args[1:], kwargs)
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics

@@ -180,9 +180,13 @@ class Functions:
         out = returns[0]
         for value in returns[1:]:
             out = join_values(out, value)
+        params = node.params
+        own = {id(p) for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         if isinstance(out, AbstractArray) and out.alias is not None and \
-                out.alias.deps & self.unknown_params:
-            return UNKNOWN_VALUE  # computed from a parameter nothing was known of
+                out.alias.deps & self.unknown_params & own:
+            # Computed from its own parameter nothing was known of; a caller's array is the
+            # caller's to judge (a block's forward handed the caller's refined input).
+            return UNKNOWN_VALUE
         if isinstance(out, AbstractArray) and node.returns is not None and out.shape is None:
             declared = self.annotation_value(node.returns.annotation, node)
             if isinstance(declared, AbstractArray):

@@ -8,6 +8,7 @@ from ...runtime.dialects import NUMPY, NUMPY1, TORCH
 from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
+from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn import LOSSES
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
@@ -15,7 +16,12 @@ from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
-from ...runtime.nn.sizes import SIZE_ARGUMENTS, batched_input, bound_arguments, trailing_features
+from ...runtime.nn.sizes import (
+    SIZE_ARGUMENTS,
+    batched_input,
+    bound_arguments,
+    trailing_features,
+)
 from ...runtime.verdicts import ShapeError
 from ..values import (
     UNKNOWN_VALUE,
@@ -235,7 +241,17 @@ class Modules:
                 self.mark_sized(value)
         return LayerValue(kind, tuple(args), tuple(sorted(kwargs.items())))
 
+    def layer_factory(self, qualname: str, args: list, kwargs: dict) -> Value:
+        """``functools.partial(nn.LayerNorm, eps=1e-6)``: a layer class with some arguments
+        bound, the usual default of a ``norm_layer`` parameter; calling it builds the layer."""
+        kind = qualname[len("torch.nn."):] if qualname.startswith("torch.nn.") else ""
+        if kind not in NN_LAYERS:
+            return UNKNOWN_VALUE
+        return LayerValue(kind, tuple(args), tuple(sorted(kwargs.items())), factory=True)
+
     def call_layer(self, node, layer: LayerValue, args: list, kwargs: dict, arg_nodes: list) -> Value:
+        if layer.factory:
+            return self.layer_value(layer.kind, [*layer.args, *args], {**dict(layer.kwargs), **kwargs})
         if layer.kind in LOSSES:
             if len(args) >= 2:
                 return self.check_loss(node, LOSSES[layer.kind], args[0], args[1], arg_nodes[0],

@@ -205,3 +205,51 @@ class Net(nn.Module):
 def nn_flatten():
     torch = pytest.importorskip("torch")
     return torch.nn.Flatten()
+
+
+BLOCK_WITH_PERMUTE = '''from functools import partial
+
+import torch
+from torch import nn
+
+
+class Permute(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return torch.permute(x, self.dims)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, norm_layer=None):
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = partial(nn.LayerNorm, eps=1e-6)
+        self.block = nn.Sequential(
+            nn.Conv2d(dim, {conv_out}, 7, padding=3, groups=dim),
+            Permute([0, 2, 3, 1]),
+            norm_layer(dim),
+        )
+
+    def forward(self, x):
+        return self.block(x)
+'''
+
+
+@pytest.mark.parametrize("conv_out,codes", [("dim", []), ("dim * 2", ["SC113"])])
+def test_a_partial_layer_class_and_a_submodules_forward_carry_the_widths(conv_out, codes):
+    # functools.partial(nn.LayerNorm, eps=1e-6) builds a LayerNorm when called; Permute's
+    # forward, handed the conv's output, returns its permuted shape to the Sequential.
+    source = BLOCK_WITH_PERMUTE.format(conv_out=conv_out)
+    assert [(f.code, f.line) for f in analyze_source(source, "model.py")] == \
+        [(code, 28) for code in codes]
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    try:
+        namespace["Block"](4)(torch_randn(2, 4, 6, 6))
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
