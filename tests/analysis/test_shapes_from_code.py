@@ -68,7 +68,8 @@ def test_a_splat_of_a_dict_literal_passes_its_keys_and_a_default_layer_runs():
 def test_a_norm_sized_for_another_width_is_found_through_the_splat():
     torch = pytest.importorskip("torch")
     _, found = analyzed(CONV_BLOCK.replace("NORM", "16"))
-    assert found == [(17, "SC113")]  # at the call that builds the mismatch
+    # At the construction that builds the mismatch, and again where the block is called.
+    assert found == [(16, "SC113"), (17, "SC113")]
     block = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, 1, 1, **{"device": None}),
                                 torch.nn.BatchNorm2d(16, **{"device": None}))
     with pytest.raises(RuntimeError):

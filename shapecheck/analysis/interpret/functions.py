@@ -276,9 +276,13 @@ class Functions:
         for value in returns[1:]:
             out = join_values(out, value)
         self.last_refinements = _param_refinements(node, frame)
+        params = node.params
+        own = {id(p) for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         if isinstance(out, AbstractArray) and out.alias is not None and \
-                out.alias.deps & self.unknown_params - self.refined_storages:
-            return UNKNOWN_VALUE  # computed from a parameter nothing was known of
+                out.alias.deps & self.unknown_params & own - self.refined_storages:
+            # Computed from its own parameter nothing was known of (and no layer or index said
+            # its rank); a caller's array is the caller's to judge.
+            return UNKNOWN_VALUE
         if isinstance(out, AbstractArray) and node.returns is not None and out.shape is None:
             declared = self.annotation_value(node.returns.annotation, node)
             if isinstance(declared, AbstractArray):

@@ -8,6 +8,7 @@ from ...runtime.dialects import NUMPY, NUMPY1, TORCH
 from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
+from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn import LOSSES
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
@@ -15,7 +16,12 @@ from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
-from ...runtime.nn.sizes import SIZE_ARGUMENTS, batched_input, bound_arguments, trailing_features
+from ...runtime.nn.sizes import (
+    SIZE_ARGUMENTS,
+    batched_input,
+    bound_arguments,
+    trailing_features,
+)
 from ...runtime.verdicts import ShapeError
 from ..values import (
     UNKNOWN_VALUE,
@@ -247,6 +253,15 @@ class Modules:
             for child in layer.layers:
                 value = self.call(node, child, [value], {}, arg_nodes[:1])
             return value
+        if layer.kind in SEVERAL_INPUTS:
+            if not args or not isinstance(args[0], AbstractArray):
+                return UNKNOWN_VALUE
+            return self.call_layer_with_inputs(node, layer, args, kwargs, arg_nodes)
+        if len(args) == 1 and args[0] is UNKNOWN_VALUE and layer.kind not in ("RNN", "GRU", "LSTM"):
+            # What an unknown module or function returned: torch's layer raises on anything
+            # but a tensor (an RNN also takes a PackedSequence), so it is one, of unknown shape,
+            # and the layer's output is what the layer says of it (a Linear's last dim).
+            args = [AbstractArray(None, None, "torch", self.origin(arg_nodes[0] if arg_nodes else node))]
         if not args or not isinstance(args[0], AbstractArray):
             return UNKNOWN_VALUE
         if layer.kind in SEVERAL_INPUTS:
@@ -364,7 +379,27 @@ class Modules:
                 captured = self.capture.pop()
             if node is not None:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
+            if node is not None and cls.is_nn_module:
+                self.forward_of_built(cls, instance, node)
         return instance
+
+    def forward_of_built(self, cls: ClassValue, instance: InstanceValue, node: cst.CSTNode) -> None:
+        """A module built with this call's arguments (``ResNet(BasicBlock, [2, 2, 2, 2])`` in a
+        builder function) runs its forward once on an input nobody describes, as an unbuilt
+        class does with its constructor's parameters as symbols: layers that disagree for
+        these arguments fail for every input, and are reported at the call."""
+        forward = cls.members.get("forward")
+        if not isinstance(forward, FunctionValue) or forward.node is None or \
+                id(forward) in self.active or len(self.active) >= MAX_CALL_DEPTH or \
+                self.specializations >= MAX_SPECIALIZATIONS:
+            return
+        self.specializations += 1
+        self.capture.append({})
+        try:
+            self.analyze_function(forward, [instance], {})
+        finally:
+            captured = self.capture.pop()
+        self.emit_at_call(node, f"{cls.name}.forward", captured)
 
     def analyze_class(self, cls: ClassValue) -> None:
         """Each method once, with ``self`` carrying the attributes __init__ sets."""

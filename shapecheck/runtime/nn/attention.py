@@ -30,6 +30,7 @@ from .base import (
     register,
     size_repr,
     torch_size,
+    wrap_dim,
 )
 from .basic import linear
 from .norm import layer_norm
@@ -178,6 +179,23 @@ register("MultiheadAttention", [("embed_dim", NOT_GIVEN), ("num_heads", NOT_GIVE
 # --------------------------------------------------------------------------- scaled_dot_product_attention
 
 
+def _grouped_heads(q: Shape, k: Shape, v: Shape) -> tuple[Shape, Shape]:
+    """enable_gqa=True: the key's and value's heads (dim -3) each divide the query's, and are
+    repeated to as many; torch's errors when they do not."""
+    wrap_dim(-3, len(q))
+    heads = q[-3]
+    for other in (k, v):
+        h = other[-3]
+        if known_int(heads) is not None and known_int(h) is not None:
+            if h == 0 or heads % h:
+                # torch's text, cut short as it is.
+                raise layer_error("Number of heads in key and value must divide the number of heads in ",
+                                  "RuntimeError", q, k, v)
+        elif eq(h, heads) is not True:
+            raise NotModelled("grouped heads of unknown sizes")
+    return k[:-3] + (heads,) + k[-2:], v[:-3] + (heads,) + v[-2:]
+
+
 def scaled_dot_product_attention(query: Shape, key: Shape, value: Shape, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False) -> Result:
     """F.scaled_dot_product_attention: (..., L, E), (..., S, E), (..., S, Ev) -> (..., L, Ev)."""
@@ -191,8 +209,10 @@ def scaled_dot_product_attention(query: Shape, key: Shape, value: Shape, attn_ma
     if flag(is_causal) and attn_mask is not None:
         raise layer_error("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                           "is_causal=True", "RuntimeError", q)
-    if flag(enable_gqa) or len({len(q), len(k), len(v)}) != 1:
-        raise NotModelled("grouped-query attention or batch dims of different ranks")
+    if len({len(q), len(k), len(v)}) != 1:
+        raise NotModelled("batch dims of different ranks")
+    if flag(enable_gqa):
+        k, v = _grouped_heads(q, k, v)
     try:
         batch = broadcast_shapes(q[:-2], k[:-2], v[:-2], dialect=TORCH).shape
     except ShapeError:

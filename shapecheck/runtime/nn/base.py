@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..dims import UNKNOWN, Dim, Maybe, Shape, Sym, is_known, sub
+from ..dims import UNKNOWN, Dim, Maybe, Shape, Sym, eq, is_known, sub
 from ..verdicts import Result, ShapeError
 
 NOT_GIVEN = object()
@@ -193,6 +193,27 @@ def less(a: Dim, b: Dim) -> Maybe:
     return diff < 0 if isinstance(diff, int) else None
 
 
+def widths_differ(got: Dim, want: Dim) -> bool:
+    """Certainly unequal widths (channels, features, a normalized size): what ``eq`` proves,
+    and also a difference such as ``planes * 2 - planes``, a polynomial in plain size names
+    whose coefficients (its constant too) are all of one sign, not all zero. Such a difference
+    is 0 only when some name is 0: a model whose width is 0 computes nothing (torch refuses a
+    convolution of 0 output channels at forward, "expected weight to be at least 1 at
+    dimension 0"), so a width is taken to be at least 1. Opaque atoms (``C//8``) may be 0 for
+    widths that are not, and are left to ``eq``."""
+    verdict = eq(got, want)
+    if verdict is not None:
+        return verdict is False
+    if not (is_known(got) and is_known(want)):
+        return False
+    diff = sub(got, want)
+    if not isinstance(diff, Sym) or any(not atom.isidentifier() for mono, _ in diff.terms
+                                        for atom in mono):
+        return False
+    coefficients = [c for _, c in diff.terms]
+    return all(c >= 0 for c in coefficients) or all(c <= 0 for c in coefficients)
+
+
 def torch_size(shape: Shape) -> str:
     """``[2, 3]`` as torch prints ``IntArrayRef``."""
     return "[" + ", ".join(str(d) for d in shape) + "]"
@@ -251,5 +272,6 @@ __all__ = [
     "text_arg",
     "torch_size",
     "unknown_shape",
+    "widths_differ",
     "wrap_dim",
 ]

@@ -25,6 +25,7 @@ from .base import (
     no_checks,
     register,
     torch_size,
+    widths_differ,
     wrap_dim,
 )
 
@@ -49,7 +50,7 @@ def linear(x: Shape, weight: Shape, bias: Shape | None = None) -> Result:
     if len(weight) != 2:
         raise NotModelled("F.linear with a weight that is not 2-D")
     out_features, in_features = weight
-    if eq(x[-1], in_features) is False:
+    if widths_differ(x[-1], in_features):
         rows = product(x[:-1]) if len(x) > 1 else 1
         raise layer_error(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x[-1]} and "
                           f"{in_features}x{out_features})", "RuntimeError", x, weight,

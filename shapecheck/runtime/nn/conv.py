@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..dims import UNKNOWN, Dim, Shape, add, eq, floordiv, is_known, mul, sub
+from ..dims import UNKNOWN, Dim, Shape, add, floordiv, is_known, mul, sub
 from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
@@ -32,6 +32,7 @@ from .base import (
     register,
     text_arg,
     torch_size,
+    widths_differ,
 )
 from .basic import _new_tensor
 
@@ -68,7 +69,7 @@ def _check_weight(x: Shape, weight: Shape, groups: Dim, n: int) -> None:
 
 
 def _channels_error(x: Shape, weight: Shape, expected: Dim, header: str) -> None:
-    if eq(x[1], expected) is False:
+    if widths_differ(x[1], expected):
         raise layer_error(f"{header}, weight of size {torch_size(weight)}, expected input"
                           f"{torch_size(x)} to have {expected} channels, but got {x[1]} channels "
                           "instead", "RuntimeError", x, weight, kind="matmul", dim=1)

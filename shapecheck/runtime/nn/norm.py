@@ -24,6 +24,7 @@ from .base import (
     register,
     size_repr,
     torch_size,
+    widths_differ,
 )
 
 
@@ -49,7 +50,7 @@ def batch_norm(x: Shape, num_features, *, training=True, stats: bool = True, aff
                   x)
     for present, name in ((stats, "running_mean"), (affine, "weight")):
         if present:
-            if eq(x[1], num_features) is False:
+            if widths_differ(x[1], num_features):
                 raise layer_error(f"{name} should contain {x[1]} elements not {num_features}",
                                   "RuntimeError", x, dim=1)
             break
@@ -94,7 +95,7 @@ def _instance_norm_forward(n: int):
         channel = len(x) - n - 1
         features = layer["num_features"]
         warnings = ()
-        if eq(x[channel], features) is False:
+        if widths_differ(x[channel], features):
             if flag(layer["affine"]):
                 raise layer_error(f"expected input's size at dim={channel} to match num_features "
                                   f"({features}), but got: {x[channel]}.", "ValueError", x, dim=channel)
@@ -131,7 +132,7 @@ def _normalized(args: dict) -> dict:
 
 
 def _trailing_mismatch(x: Shape, shape: Shape) -> bool:
-    return len(x) < len(shape) or any(eq(a, b) is False for a, b in zip(x[len(x) - len(shape):], shape))
+    return len(x) < len(shape) or any(widths_differ(a, b) for a, b in zip(x[len(x) - len(shape):], shape))
 
 
 def layer_norm(x: Shape, normalized_shape: Shape) -> Result:

@@ -15,7 +15,6 @@ activations) or has two batched forms (BatchNorm1d takes (N, C) and
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any
 
 from ..dims import Sym

@@ -95,6 +95,29 @@ def test_scaled_dot_product_attention(data):
                      (), kwargs, tensor_kwargs=("attn_mask",))
 
 
+@given(st.data())
+@hypothesis_settings(150)
+def test_grouped_query_attention(data):
+    # enable_gqa=True: key/value heads (dim -3) must divide the query's; a rank-2 query has none.
+    d = data.draw
+    batch = tuple(d(st.lists(st.integers(1, 2), max_size=1)))
+    heads = d(st.sampled_from([1, 2, 3, 4, 6]))
+    kv_heads = [d(st.sampled_from([1, 2, 3, 4])) for _ in range(2)]
+    L, S, E, Ev = (d(st.integers(1, 3)) for _ in range(4))
+    rank2 = d(st.integers(0, 9)) == 0
+    q = (L, E) if rank2 else batch + (heads, L, E)
+    k = (S, E) if rank2 else batch + (kv_heads[0], S, E)
+    v = (S, Ev) if rank2 else batch + (kv_heads[1], S, Ev)
+    k = _nudge(d, k, 9)
+    kwargs = {"enable_gqa": True}
+    if d(st.booleans()):
+        kwargs["attn_mask"] = _nudge(d, (L, S), 9)
+    if d(st.integers(0, 3)) == 0:
+        kwargs["is_causal"] = True
+    check_functional("F.scaled_dot_product_attention", "scaled_dot_product_attention", (q, k, v),
+                     (), kwargs, tensor_kwargs=("attn_mask",))
+
+
 @st.composite
 def transformer_layer_case(draw):
     heads = draw(st.sampled_from([1, 2]))

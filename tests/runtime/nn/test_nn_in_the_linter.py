@@ -100,3 +100,156 @@ def test_lstm_fed_the_wrong_feature_size():
     assert [f.code for f in analyze_source(source, "model.py")] == ["SC113"]
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
         exec(compile(source, "<snippet>", "exec"), {})  # the test's own constant snippet
+
+
+BLOCK = '''import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, inplanes, planes):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d({second}, planes, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv2(torch.relu(self.bn1(self.conv1(x))))
+'''
+
+
+@pytest.mark.parametrize("second,codes", [("planes", []), ("planes * 2", ["SC106"]),
+                                          ("inplanes", [])])
+def test_widths_that_differ_by_a_multiple_of_a_parameter_differ_for_every_model(second, codes):
+    # planes * 2 is planes only for a width of 0, a model that computes nothing; inplanes may
+    # be planes, so nothing is certain.
+    source = BLOCK.format(second=second)
+    assert [(f.code, f.line) for f in analyze_source(source, "model.py")] == \
+        [(code, 13) for code in codes]
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    block = namespace["Block"](4, 4).eval()
+    try:
+        block(torch_randn(2, 4, 6, 6))
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
+
+
+def torch_randn(*shape):
+    torch = pytest.importorskip("torch")
+    return torch.randn(*shape)
+
+
+def test_a_model_built_with_a_builders_arguments_runs_its_forward_with_them():
+    source = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, width, num_classes=10):
+        super().__init__()
+        self.conv = nn.Conv2d(3, width, 3)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(128, num_classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.conv(x)), 1))
+
+
+def net64():
+    return Net(64)
+'''
+    findings = analyze_source(source, "model.py")
+    # Net on its own may be built with width 128; net64's Net is not.
+    assert [(f.code, f.line) for f in findings] == [("SC106", 17)]
+    assert "in Net.forward, line 13" in findings[0].message
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+        namespace["net64"]()(torch_randn(2, 3, 8, 8))
+    namespace["Net"](128)(torch_randn(2, 3, 8, 8))
+
+
+@pytest.mark.parametrize("second,codes", [("256", []), ("128", ["SC106"])])
+def test_a_head_fed_by_a_module_nothing_is_known_of_still_checks_its_own_layers(second, codes):
+    # features is whatever the caller passes: its output is a tensor (the Linear raises on
+    # anything else) of unknown shape, and the head's layers must agree with each other.
+    source = f'''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.features = features
+        self.head = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear({second}, 10))
+
+    def forward(self, x):
+        return self.head(self.features(x))
+'''
+    assert [(f.code, f.line) for f in analyze_source(source, "model.py")] == \
+        [(code, 12) for code in codes]
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    net = namespace["Net"](nn_flatten())
+    try:
+        net(torch_randn(2, 8, 8, 8))
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
+
+
+def nn_flatten():
+    torch = pytest.importorskip("torch")
+    return torch.nn.Flatten()
+
+
+BLOCK_WITH_PERMUTE = '''from functools import partial
+
+import torch
+from torch import nn
+
+
+class Permute(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return torch.permute(x, self.dims)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, norm_layer=None):
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = partial(nn.LayerNorm, eps=1e-6)
+        self.block = nn.Sequential(
+            nn.Conv2d(dim, {conv_out}, 7, padding=3, groups=dim),
+            Permute([0, 2, 3, 1]),
+            norm_layer(dim),
+        )
+
+    def forward(self, x):
+        return self.block(x)
+'''
+
+
+@pytest.mark.parametrize("conv_out,codes", [("dim", []), ("dim * 2", ["SC113"])])
+def test_a_partial_layer_class_and_a_submodules_forward_carry_the_widths(conv_out, codes):
+    # functools.partial(nn.LayerNorm, eps=1e-6) builds a LayerNorm when called; Permute's
+    # forward, handed the conv's output, returns its permuted shape to the Sequential.
+    source = BLOCK_WITH_PERMUTE.format(conv_out=conv_out)
+    assert [(f.code, f.line) for f in analyze_source(source, "model.py")] == \
+        [(code, 28) for code in codes]
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec"), namespace)  # the test's own constant snippet
+    try:
+        namespace["Block"](4)(torch_randn(2, 4, 6, 6))
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == bool(codes)
