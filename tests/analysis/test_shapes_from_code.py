@@ -311,3 +311,20 @@ def test_a_value_the_caller_gave_is_not_the_default_even_when_nothing_is_known_o
             return f(np.zeros((4, 3)).T)
     """)
     assert found == [(13, "SC101")]  # only where the default runs: (3, 4) + (3,)
+
+
+def test_an_assignment_of_more_dims_than_its_slot_is_an_error_only_when_they_are_not_all_one():
+    np = pytest.importorskip("numpy")
+    _, found = analyzed("""
+        import numpy as np
+
+        def f(b):
+            buf = np.zeros((1, 3, 4))
+            buf[0] = np.zeros((b, 3, 4))
+            buf[0] = np.zeros((2, 3, 4))
+    """)
+    assert found == [(7, "SC201")]
+    buf = np.zeros((1, 3, 4))
+    buf[0] = np.zeros((1, 3, 4))  # b == 1 runs: a leading 1 is dropped
+    with pytest.raises(ValueError):
+        buf[0] = np.zeros((2, 3, 4))

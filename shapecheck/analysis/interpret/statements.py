@@ -434,6 +434,15 @@ class Statements:
                 return
         elif not isinstance(value, (AbstractArray, IntValue, ConstValue)):
             return
+        try:
+            slot = rt_indexing.index(tuple(base.shape), rule_items, dialect=dialect).shape
+        except Exception:
+            slot = None
+        if slot is not None and len(value_shape) > len(slot) and not all(
+                isinstance(d, int) for d in value_shape[:len(value_shape) - len(slot)]):
+            # buf[i] = cube with cube (B, C, ...): the extra leading dims may all be 1, which
+            # both libraries drop; symbols there make no certain error.
+            return
         self.run_rule(lambda: rt_indexing.setitem(tuple(base.shape), rule_items, value_shape,
                                                   dialect=dialect),
                       target, [(base, target.value), (value, source)], "assignment", dialect,
