@@ -5,13 +5,13 @@ from __future__ import annotations
 import importlib.util
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 import pytest
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
 from shapecheck.runtime import ops
+from alias_snippets import run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -22,15 +22,6 @@ def findings(code: str, dialect: str | None = None):
 
 def codes(code: str, dialect: str | None = None) -> list[tuple[int, str]]:
     return sorted((f.line, f.code) for f in findings(code, dialect) if f.code.startswith("SC3"))
-
-
-def run(code: str) -> dict:
-    """Run one of this file's own snippets (never user input); return its names."""
-    env: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(compile(textwrap.dedent(code), "<snippet>", "exec"), env)
-    return env
 
 
 # ---------------------------------------------------------------------- SC303 vs real torch

@@ -5,26 +5,12 @@ names, and its fixed twin lints clean and keeps its values."""
 from __future__ import annotations
 
 import textwrap
-import warnings
 
 import numpy as np
 import pytest
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
-
-
-def codes(code: str) -> list[tuple[int, str]]:
-    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
-    return sorted((f.line, f.code) for f in found if f.code.startswith("SC3"))
-
-
-def run(code: str) -> dict:
-    """Run one of this file's own snippets (never user input); return its names."""
-    env: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(compile(textwrap.dedent(code), "<snippet>", "exec"), env)
-    return env
+from alias_snippets import codes, run
 
 
 NET = """

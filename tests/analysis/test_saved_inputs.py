@@ -10,15 +10,10 @@ import textwrap
 
 import pytest
 
-from shapecheck.analysis.api import AnalysisSettings, analyze_source
 from shapecheck.runtime.autograd_saved import saved_inputs
+from alias_snippets import codes
 
 MODIFIED = "modified by an inplace operation"
-
-
-def codes(code: str) -> list[tuple[int, str]]:
-    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
-    return sorted((f.line, f.code) for f in found if f.code.startswith("SC3"))
 
 
 def raises_at_backward(code: str) -> bool:
