@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import libcst as cst
@@ -42,6 +43,8 @@ from ..values import (
 )
 from .effects import NOT_DATA_WRITES
 from .env import (
+    LAYER_ATTR,
+    LayerSuperMethod,
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
@@ -136,6 +139,9 @@ class Calls:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
+        edited = self.dict_edit(node, args, kwargs)
+        if edited is not None:
+            return edited
         self.forget_mutated_lists(node, func, args, kwargs)
         self.register_module_state(node, args)
         if splatted and not starred and isinstance(func, ModuleRef):
@@ -188,7 +194,8 @@ class Calls:
                                             or func.qualname in NON_MUTATING_BUILTINS):
             return
         for arg in node.args:
-            self.forget_list(arg.value)
+            if not arg.star:  # f(*rows) and f(**kwargs) hand the callee new containers
+                self.forget_list(arg.value)
 
     def register_module_state(self, node: cst.Call, args: list) -> None:
         """``self.register_buffer("bias", t)`` / ``register_parameter`` make ``self.bias`` that tensor."""
@@ -286,7 +293,12 @@ class Calls:
                 forward = func.cls.members.get("__call__")
             if isinstance(forward, FunctionValue):
                 return self.call_function(forward, [func] + args, kwargs, node)
+            layer = func.attrs.get(LAYER_ATTR)
+            if isinstance(layer, LayerValue):  # a torch layer's subclass that keeps its forward
+                return self.call_layer(node, layer, args, kwargs, arg_nodes)
             return UNKNOWN_VALUE
+        if isinstance(func, LayerSuperMethod):
+            return self.call_layer_super(node, func, args, kwargs, arg_nodes)
         if isinstance(func, LayerValue):
             return self.call_layer(node, func, args, kwargs, arg_nodes)
         if isinstance(func, GeneratorMethod):
@@ -340,6 +352,8 @@ class Calls:
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "isinstance" and len(args) == 2:
+            return self.isinstance_of(*args)
         if name == "dict":
             return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:
@@ -366,8 +380,13 @@ class Calls:
             if isinstance(value, AbstractArray):
                 return self.listed_rows(value, name == "list")
             return UNKNOWN_VALUE
-        if name == "int" and args and isinstance(args[0], IntValue):
-            return args[0]
+        if name == "int" and len(args) == 1 and not kwargs:
+            if isinstance(args[0], IntValue):
+                return args[0]
+            known = args[0].value if isinstance(args[0], ConstValue) else None
+            if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known):
+                return IntValue(int(known))
+            return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
         if name == "float" and len(args) == 1 and not kwargs:
             # float('-inf'), float(3): a conversion of a known constant, nothing runs.
             known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
@@ -385,7 +404,7 @@ class Calls:
         if name == "abs" and args and isinstance(args[0], AbstractArray):
             return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
         if name == "super":
-            return UNKNOWN_VALUE
+            return self.super_value(args)
         return UNKNOWN_VALUE
 
     def element_of(self, value: Value) -> Value:

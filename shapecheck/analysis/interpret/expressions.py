@@ -40,7 +40,10 @@ from ..values import (
 )
 from .context import Step
 from .effects import METADATA, PARAMETER_VIEWS
+from .dicts import dict_contains
 from .env import (
+    LAYER_ATTR,
+    SuperValue,
     ArgParserMethod,
     DictGet,
     ArgParserValue,
@@ -368,6 +371,10 @@ class Expressions:
                                      "gt": x > y, "ge": x >= y}[op])
             elif isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
                 result = _is_none_test(left, right, isinstance(target.operator, cst.IsNot))
+            elif isinstance(target.operator, (cst.In, cst.NotIn)) and len(node.comparisons) == 1 \
+                    and (contained := dict_contains(left, right)) is not None:
+                result = contained if isinstance(target.operator, cst.In) else \
+                    ConstValue(not contained.value)
             left, left_node = right, target.comparator
         return result
 
@@ -400,7 +407,11 @@ class Expressions:
             member = base.cls.members.get(name)
             if isinstance(member, FunctionValue):
                 return BoundMethod(member, base)
+            if member is None and isinstance(base.attrs.get(LAYER_ATTR), LayerValue):
+                return self.layer_attribute(node, base.attrs[LAYER_ATTR], name)
             return member if member is not None else UNKNOWN_VALUE
+        if isinstance(base, SuperValue):
+            return self.super_member(base, name)
         if isinstance(base, ClassValue):
             return base.members.get(name, UNKNOWN_VALUE)
         if isinstance(base, GeneratorValue):

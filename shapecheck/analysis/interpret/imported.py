@@ -26,7 +26,8 @@ import libcst as cst
 
 from ..imports import dotted_name, import_bindings
 from ..positions import NodePositions
-from ..project import MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, read_project_file
+from ..project import (MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, file_binds,
+                       read_project_file)
 from ..values import UNKNOWN_VALUE, FunctionValue, InstanceValue, ModuleRef, Value
 
 _CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", "standalone_shapes",
@@ -59,6 +60,12 @@ class ProjectModule:
         if name in self.names:
             return self.names[name]
         return self.submodules.get(name, UNKNOWN_VALUE)
+
+
+def _depth(loading: list[str]) -> int:
+    """How deep a chain of imports is: a package's ``__init__`` that re-exports its modules'
+    names (``from .conv import create_conv2d``) is a hop of the name, not a file of code."""
+    return sum(1 for path in loading if os.path.basename(path) != "__init__.py")
 
 
 class ModuleContext:
@@ -185,9 +192,11 @@ class ProjectImports:
             name = alias.name.value
             bound = alias.asname.name.value if alias.asname is not None and \
                 isinstance(alias.asname.name, cst.Name) else name
-            # A submodule first: ``from . import layers`` need not run the package's __init__.
+            # A submodule first: ``from . import layers`` need not run the package's __init__,
+            # unless the __init__ binds the name itself (``from .conv import conv``).
             qualified = f"{module_name}.{name}" if module_name else name
-            if self.is_module_file(qualified, level):
+            if self.is_module_file(qualified, level) and not self.package_binds(module_name, level,
+                                                                                name):
                 submodule = self.load_module(qualified, level, self.attributes_used(bound))
                 if submodule is not None:
                     out[bound] = submodule
@@ -211,6 +220,13 @@ class ProjectImports:
         """Every name this file's text mentions: what a star import can provide that it reads."""
         return frozenset(_IDENTIFIER.findall(self.source))
 
+    def package_binds(self, name: str | None, level: int, member: str) -> bool:
+        """The package ``name``'s ``__init__`` binds ``member`` itself."""
+        if name is None and not level:
+            return False
+        target = self.session.resolver.resolve(name, level, self.path)
+        return target is not None and bool(target.path) and file_binds(target.path, member)
+
     def is_module_file(self, name: str, level: int) -> bool:
         target = self.session.resolver.resolve(name, level, self.path)
         return target is not None and not target.directory
@@ -227,7 +243,7 @@ class ProjectImports:
         session = self.session
         if not target.path:
             return session.loaded.setdefault(target.directory, ProjectModule(target.directory, {}))
-        if target.path in session.loading or len(session.loading) > MAX_IMPORT_DEPTH or \
+        if target.path in session.loading or _depth(session.loading) > MAX_IMPORT_DEPTH or \
                 len(session.loaded) >= MAX_IMPORTED_MODULES:
             return None  # a cycle, or too far: unknown
         if names is not None and not names:
@@ -238,7 +254,7 @@ class ProjectImports:
         key = parsed.key
         if key in session.loaded:
             return session.loaded[key]
-        shared_key = (key, len(session.loading), session.resolver.lint_root,
+        shared_key = (key, _depth(session.loading), session.resolver.lint_root,
                       repr(getattr(self.settings, "dialect", None)),
                       repr(getattr(self.settings, "shape_hints", None)))
         shared = _LOADED.get(shared_key)

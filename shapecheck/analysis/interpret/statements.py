@@ -26,6 +26,7 @@ from ..values import (
     dims_of,
 )
 from .context import callee_name, disables_grad, expects_failure
+from .modules import layer_kind_of
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
@@ -144,11 +145,13 @@ class Statements:
 
     def stmt_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [self.eval(arg.value) for arg in node.bases]
-        is_nn = any(isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
-                    or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
+        layer_kind = next((kind for kind in map(layer_kind_of, bases) if kind is not None), None)
+        is_nn = layer_kind is not None or any(
+            isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
+            or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn)
+                         is_nn_module=is_nn, bases=tuple(bases), layer_kind=layer_kind)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)
@@ -173,8 +176,8 @@ class Statements:
             return
         test = self.eval(node.test)
         if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
-                isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                       cst.BooleanOperation)):
+                (isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
+                                        cst.BooleanOperation)) or isinstance(node.test, cst.Call) and callee_name(node.test.func) == "isinstance"):
             # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
             if test.value:
                 self.exec_block(node.body.body)
@@ -408,6 +411,8 @@ class Statements:
         self.assign(node.target, result, node)
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
+        if self.dict_store(target, value, source):
+            return
         base = self.eval(target.value)
         self.check_write_to_copy(target.value, source, "assignment")
         if not isinstance(base, AbstractArray):
