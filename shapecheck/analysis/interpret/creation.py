@@ -27,7 +27,9 @@ _FROM_DATA = frozenset({"array", "asarray", "asanyarray", "tensor", "as_tensor"}
 
 def _creation_arg(value: Value, library: str) -> Any:
     """An argument as the creation rule reads it: arrays are ARRAY, dtypes their names."""
-    if vague(value):
+    if vague(value) or value is UNKNOWN_VALUE:
+        # A value nobody knows (``embed_dims[-1]`` of a parameter): an int where a size goes,
+        # or the library's TypeError; data of unknown shape elsewhere.
         return rt_creation.ANYTHING
     if isinstance(value, AbstractArray):
         return rt_creation.ARRAY
