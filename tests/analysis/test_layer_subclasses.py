@@ -247,3 +247,60 @@ def test_from_a_package_import_a_name_its_init_rebinds_gives_the_function(tmp_pa
     """))
     found = analyze_source(user.read_text(), str(user), AnalysisSettings(project_root=str(tmp_path)))
     assert [(f.line, f.code) for f in found] == [(line_of(user.read_text(), "y = layer("), "SC106")]
+
+
+PADDING_FACTORY = """
+from torch import nn
+
+
+def get_padding(kernel_size, stride=1, dilation=1, **_):
+    if any([isinstance(v, (tuple, list)) for v in [kernel_size, stride, dilation]]):
+        return [get_padding(*a) for a in zip(kernel_size, stride, dilation)]
+    return ((stride - 1) + dilation * (kernel_size - 1)) // 2
+
+
+def get_padding_value(padding, kernel_size, **kwargs):
+    dynamic = False
+    if isinstance(padding, str):
+        padding = padding.lower()
+        if padding == "same":
+            padding, dynamic = 0, True
+        elif padding == "valid":
+            padding = 0
+        else:
+            padding = get_padding(kernel_size, **kwargs)
+    return padding, dynamic
+
+
+class MixedConv2d(nn.ModuleDict):
+    pass
+
+
+def create_conv2d(in_chs, out_chs, kernel_size, norm_layer=None, **kwargs):
+    if not norm_layer:
+        norm_layer = nn.BatchNorm2d
+    if isinstance(kernel_size, list):
+        return MixedConv2d()
+    padding, is_dynamic = get_padding_value(kwargs.pop("padding", ""), kernel_size, **kwargs)
+    if is_dynamic:
+        return MixedConv2d()
+    return nn.Sequential(nn.Conv2d(in_chs, out_chs, kernel_size, padding=padding, **kwargs),
+                         norm_layer(NORM_WIDTH))
+
+
+def stem(x):
+    return create_conv2d(3, 8, 5, padding="Default", stride=2)(x)
+
+
+stem(torch.randn(2, 3, 9, 9))
+"""
+
+
+def test_a_factory_that_decides_its_padding_from_strings_and_types_builds_its_layer():
+    pytest.importorskip("torch")
+    source = "import torch\n" + PADDING_FACTORY
+    assert findings(source.replace("NORM_WIDTH", "out_chs")) == []
+    assert raised_line(source.replace("NORM_WIDTH", "out_chs")) is None
+    bad = source.replace("NORM_WIDTH", "in_chs")
+    assert [code for _, code in findings(bad)] == ["SC113"]
+    assert raised_line(bad) == line_of(bad, "return create_conv2d(3, 8, 5")

@@ -44,6 +44,7 @@ from ..values import (
 from .effects import NOT_DATA_WRITES
 from .env import (
     LAYER_ATTR,
+    StrMethod,
     LayerSuperMethod,
     ArgParserMethod,
     ArgParserValue,
@@ -94,6 +95,36 @@ _NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 def _sizes_of(sizes: TupleValue) -> tuple:
     """``(batch_size, 4)`` as sizes, the ones nobody knows unknown."""
     return tuple(item.value if isinstance(item, IntValue) else UNKNOWN for item in sizes.items)
+
+
+def _any_all(name: str, items: Value) -> Value:
+    """any/all of known bools: a tuple or list literal exactly; a comprehension, whose one
+    element stands for every item (there may be none), when the empty case agrees."""
+    def known(value: Value) -> bool | None:
+        return value.value if isinstance(value, ConstValue) and isinstance(value.value, bool) else None
+
+    if isinstance(items, TupleValue):
+        values = [known(item) for item in items.items]
+        if None in values:
+            return UNKNOWN_VALUE
+        return ConstValue(any(values) if name == "any" else all(values))
+    if isinstance(items, Iterable):
+        value = known(items.element)
+        if name == "any" and value is False or name == "all" and value is True:
+            return ConstValue(value)
+    return UNKNOWN_VALUE
+
+
+def _str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
+    """``"Same".lower()``: the method run on the constant with constant str/int arguments."""
+    if kwargs or not all(isinstance(a, ConstValue) and isinstance(a.value, str) or
+                         isinstance(a, IntValue) and isinstance(a.value, int) for a in args):
+        return UNKNOWN_VALUE
+    try:
+        answer = getattr(method.text, method.name)(*(a.value for a in args))
+    except (TypeError, ValueError):
+        return UNKNOWN_VALUE
+    return ConstValue(answer)
 
 
 def _assumed(value: Value) -> bool:
@@ -299,6 +330,8 @@ class Calls:
             return UNKNOWN_VALUE
         if isinstance(func, LayerSuperMethod):
             return self.call_layer_super(node, func, args, kwargs, arg_nodes)
+        if isinstance(func, StrMethod):
+            return _str_method(func, args, kwargs)
         if isinstance(func, LayerValue):
             return self.call_layer(node, func, args, kwargs, arg_nodes)
         if isinstance(func, GeneratorMethod):
@@ -354,6 +387,8 @@ class Calls:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "isinstance" and len(args) == 2:
             return self.isinstance_of(*args)
+        if name in ("any", "all") and len(args) == 1 and not kwargs:
+            return _any_all(name, args[0])
         if name == "dict":
             return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:

@@ -78,6 +78,20 @@ class ArgParserMethod:
 
 
 @dataclass(frozen=True)
+class StrMethod:
+    """``padding.lower`` of a constant string: a pure method, answered on the constant."""
+
+    text: str
+    name: str
+
+
+STR_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith",
+                         "endswith", "replace", "isdigit", "isalpha", "isnumeric", "title",
+                         "capitalize", "removeprefix", "removesuffix"})
+"""str methods that read only the string and constant arguments (no format, no join)."""
+
+
+@dataclass(frozen=True)
 class DictGet:
     """``dd.get`` of a dict literal: ``dd.get("dtype", None)`` reads it without a KeyError."""
 

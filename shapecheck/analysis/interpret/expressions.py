@@ -43,6 +43,8 @@ from .effects import METADATA, PARAMETER_VIEWS
 from .dicts import dict_contains
 from .env import (
     LAYER_ATTR,
+    STR_METHODS,
+    StrMethod,
     SuperValue,
     ArgParserMethod,
     DictGet,
@@ -369,6 +371,13 @@ class Expressions:
                 x, y = left.value, right.value
                 result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
                                      "gt": x > y, "ge": x >= y}[op])
+            elif op in ("eq", "ne") and len(node.comparisons) == 1 and \
+                    isinstance(left, ConstValue) and isinstance(right, ConstValue) and \
+                    all(v is None or type(v) in (str, bool) for v in (left.value, right.value)):
+                # padding == "same" with a constant padding: strings, bools and None compare as
+                # Python compares them (an int and a bool are not compared here).
+                same = left.value == right.value and type(left.value) is type(right.value)
+                result = ConstValue(same if op == "eq" else not same)
             elif isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
                 result = _is_none_test(left, right, isinstance(target.operator, cst.IsNot))
             elif isinstance(target.operator, (cst.In, cst.NotIn)) and len(node.comparisons) == 1 \
@@ -422,6 +431,8 @@ class Expressions:
             return ArgParserMethod(base, name)
         if isinstance(base, NamespaceValue):
             return dict(base.fields).get(name, UNKNOWN_VALUE)
+        if isinstance(base, ConstValue) and isinstance(base.value, str) and name in STR_METHODS:
+            return StrMethod(base.value, name)
         if isinstance(base, DictValue) and name == "get":
             return DictGet(base)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):

@@ -32,6 +32,8 @@ from ..values import (
     BoundMethod,
     ClassValue,
     ConstValue,
+    DictValue,
+    FloatValue,
     FunctionValue,
     InstanceValue,
     IntValue,
@@ -112,6 +114,33 @@ def layer_kind_of(value: Value) -> str | None:
         return kind if qualname.startswith("torch.nn.") and kind in NN_LAYERS else None
     if isinstance(value, ClassValue):
         return value.layer_kind
+    return None
+
+
+_BUILTIN_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "list": list, "tuple": tuple,
+                  "dict": dict}
+
+
+def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
+    """``isinstance(kernel_size, list)`` for a value whose Python type is known: ints, floats,
+    constants, tuples and lists, dicts, and arrays (none of those types); None otherwise."""
+    if not (isinstance(classinfo, ModuleRef) and classinfo.qualname.startswith("builtins.")):
+        return None
+    kind = _BUILTIN_TYPES.get(classinfo.qualname[len("builtins."):])
+    if kind is None:
+        return None
+    if isinstance(value, ConstValue):
+        return isinstance(value.value, kind)
+    if isinstance(value, IntValue):
+        return kind is int
+    if isinstance(value, FloatValue):
+        return kind is float
+    if isinstance(value, TupleValue):
+        return kind is (list if value.is_list else tuple)
+    if isinstance(value, DictValue):
+        return kind is dict
+    if isinstance(value, AbstractArray) and not value.maybe_not_array:
+        return False
     return None
 
 
@@ -238,6 +267,9 @@ class Modules:
             if all(isinstance(a, ConstValue) and a.value is False for a in answers):
                 return ConstValue(False)
             return UNKNOWN_VALUE
+        builtin = _builtin_instance(value, classinfo)
+        if builtin is not None:
+            return ConstValue(builtin)
         target = None
         if isinstance(classinfo, ModuleRef):
             qualname = canonical(classinfo.qualname)

@@ -39,15 +39,21 @@ def _ends_in_raise(body) -> bool:
 
 
 def _filled_default(node: cst.If) -> str | None:
-    """``if name is None: name = ...`` (no else): the name whose default the body fills in."""
+    """``if name is None: name = ...`` or ``if not name: name = ...`` (no else): the name whose
+    default the body fills in."""
     test = node.test
-    if node.orelse is not None or not isinstance(test, cst.Comparison) or \
-            len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or \
-            not isinstance(test.comparisons[0].operator, cst.Is) or \
-            not (isinstance(test.comparisons[0].comparator, cst.Name) and
-                 test.comparisons[0].comparator.value == "None"):
+    if node.orelse is not None:
         return None
-    name = test.left.value
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and \
+            isinstance(test.expression, cst.Name):
+        name = test.expression.value
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.left, cst.Name) and isinstance(test.comparisons[0].operator, cst.Is) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and \
+            test.comparisons[0].comparator.value == "None":
+        name = test.left.value
+    else:
+        return None
     for statement in node.body.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
@@ -177,7 +183,8 @@ class Statements:
         test = self.eval(node.test)
         if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
                 (isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                        cst.BooleanOperation)) or isinstance(node.test, cst.Call) and callee_name(node.test.func) == "isinstance"):
+                                        cst.BooleanOperation)) or isinstance(node.test, cst.Call)
+                 and callee_name(node.test.func) in ("isinstance", "any", "all")):
             # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
             if test.value:
                 self.exec_block(node.body.body)
