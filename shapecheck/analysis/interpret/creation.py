@@ -71,7 +71,9 @@ class Creation:
         if created.like is not None:
             source = args[created.like] if args else kwargs.get("input", kwargs.get("a"))
             if not isinstance(source, AbstractArray):
-                return None
+                # torch.as_tensor(scales) of a list nobody describes: an array, of unknown shape.
+                return AbstractArray(None, None if unknown_dtype else created.dtype, library,
+                                     origin, requires_grad=grad) if source is UNKNOWN_VALUE else None
             dtype = None if unknown_dtype else created.dtype or source.dtype
             if name.endswith("_like"):
                 return AbstractArray(source.shape, dtype, library, origin,
