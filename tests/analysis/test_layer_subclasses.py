@@ -304,3 +304,36 @@ def test_a_factory_that_decides_its_padding_from_strings_and_types_builds_its_la
     bad = source.replace("NORM_WIDTH", "in_chs")
     assert [code for _, code in findings(bad)] == ["SC113"]
     assert raised_line(bad) == line_of(bad, "return create_conv2d(3, 8, 5")
+
+
+def test_a_squeeze_of_a_dim_that_may_be_one_grounds_no_error():
+    """An image specialization of a video conv squeezes its time dim, which is 1 when it is
+    used as meant: the 4-d input the conv then takes is not certain, nor is its refusal."""
+    torch = pytest.importorskip("torch")
+    source = """
+    import torch
+    from torch import nn
+
+
+    class CausalConv2d(nn.Conv2d):
+        def forward(self, x):
+            x = x.squeeze(2)
+            return super().forward(x).unsqueeze(2)
+
+
+    class Up(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.time_conv = CausalConv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            b, c, t, h, w = x.shape
+            return self.time_conv(x)
+    """
+    assert findings(source) == []
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(source), "snippet.py", "exec"), namespace)
+    up = namespace["Up"](4)
+    assert up(torch.randn(2, 4, 1, 8, 8)).shape == (2, 4, 1, 8, 8)
+    with pytest.raises(RuntimeError):
+        up(torch.randn(2, 4, 3, 8, 8))
