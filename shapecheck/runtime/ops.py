@@ -169,7 +169,7 @@ def _viewable(x: Any, result: Result) -> Result:
 
 def _reshape_rule(op: str) -> Callable[..., Result]:
     def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
-        new = size_args(sizes) if sizes else tuple(_kw(kwargs, "shape", "newshape", default=()))
+        new = size_args(sizes or (_kw(kwargs, "shape", "newshape", default=()),))
         if op == "view" and dialect.is_torch:
             return _viewable(x, _reshaping.view(_shape(x), new, dialect=dialect))
         return _reshaping.reshape(_shape(x), new, dialect=dialect, op=op)
@@ -217,12 +217,12 @@ def _expand_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result
     if not sizes and "size" not in kwargs:
         raise ShapeError("argument", 'expand() missing 1 required positional arguments: "size"',
                          "TypeError")
-    target = size_args(sizes) if sizes else tuple(kwargs["size"])
+    target = size_args(sizes or (kwargs["size"],))
     return _broadcast_views.expand(_shape(x), target, dialect=dialect, dtype=_dtype(x))
 
 
 def _broadcast_to_rule(x: Any, shape: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    target = (shape,) if isinstance(shape, int) else tuple(shape)
+    target = size_args((shape,))
     return _broadcast_views.broadcast_to(_shape(x), target, dialect=dialect, dtype=_dtype(x))
 
 

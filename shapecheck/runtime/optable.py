@@ -183,13 +183,19 @@ def shape_from_arguments(name: str, args: tuple, dialect: Dialect) -> tuple | No
     if name in _SIZED_BY_ARGUMENTS:
         if name == "new_full":
             args = args[:1]
-        sizes = size_args(args)
+        try:
+            sizes = size_args(args)
+        except NotImplementedError:  # a dtype view, or no sizes at all
+            return None
         if not sizes or not all(_is_size(s) for s in sizes):
             return None
         minus_one = _SIZED_BY_ARGUMENTS[name]
         return tuple(UNKNOWN if minus_one and s == -1 else s for s in sizes)
     if name == "permute":
-        dims = size_args(args)
+        try:
+            dims = size_args(args)
+        except NotImplementedError:
+            return None
         return (UNKNOWN,) * len(dims) if dims and all(isinstance(d, int) for d in dims) else None
     return None
 
