@@ -325,3 +325,29 @@ def test_the_cache_knows_every_file_a_reused_import_read(project, shapecheck, mo
     monkeypatch.setattr(imported, "_LOADED", type(imported._LOADED)())  # a new process
     write(project, {"leaf.py": leaf.replace("return x", "return x.sum()")})
     assert second_codes() == []
+
+
+def test_an_imported_config_default_that_is_no_size_never_becomes_a_dim(project, shapecheck):
+    write(project, {
+        "conf.py": """
+            class MixerConfig:
+                head_dim = "auto"  # replaced by the real size when the config is built
+            """,
+        "mixer.py": """
+            import torch
+            from conf import MixerConfig
+
+
+            class Mixer(torch.nn.Module):
+                def __init__(self, config: MixerConfig):
+                    super().__init__()
+                    self.head_dim = config.head_dim
+
+                def forward(self, dt, cached: bool):
+                    if cached:
+                        dt = torch.zeros(3, len(dt)).expand(-1, self.head_dim)
+                    else:
+                        dt = torch.zeros(3, 4)
+                    return dt
+            """})
+    assert findings(shapecheck, ".") == []
