@@ -384,9 +384,7 @@ class Statements:
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":
-                    dims = dims_of(value)
-                    self.frame.scope.vars[target.value.value] = owner.derived(
-                        dims, Origin(0, target.value.value, source), dtype=owner.dtype)
+                    self.assign_shape(target, owner, value, source)
                 elif target.attr.value in ("dtype", "strides"):
                     self.frame.scope.vars[target.value.value] = owner.derived(
                         None, owner.origin, dtype=None)
