@@ -90,3 +90,11 @@ AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
 
 CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
 """Methods that change dtype, device or flags and keep the shape (with their arguments)."""
+
+
+OPERATOR_FUNCTIONS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+                      "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+                      "matmul": "matmul", "and_": "bitwise_and", "or_": "bitwise_or",
+                      "xor": "bitwise_xor", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le",
+                      "gt": "gt", "ge": "ge"}
+"""The operator module's two-operand functions, as the binary op each one is."""
