@@ -272,6 +272,41 @@ def test_argument_mutation_passes_through_a_helper_of_a_helper():
     assert env["first"] == -1.5
 
 
+ROUTER = """
+import torch
+from torch import nn
+
+def route(logits):
+    probs = logits.softmax(-1)
+    logits += torch.rand(logits.shape)
+    return probs.argmax(-1)
+
+def forward_logits(layer, x):
+    logits = layer(x)
+    top = route(logits)
+    return top, logits
+
+def encoder(x):
+    return forward_logits(nn.Linear(8, 4), x)
+
+def decoder(x):
+    return forward_logits(nn.Linear(8, 4), x)
+"""
+
+
+def test_a_function_reading_an_array_it_made_after_a_helper_wrote_it_is_one_finding_at_its_call():
+    # Found on real model code (an MoE router returns the logits its route_tokens() added noise
+    # to): the logits are known to be an array only with the callers' layers, and every caller
+    # analyzes the function again. The cause is one, and the place to act is the call in it.
+    pytest.importorskip("torch")
+    found = analyze_source(textwrap.dedent(ROUTER), "t.py", AnalysisSettings())
+    assert [(f.line, f.code) for f in found] == [(12, "SC305")]
+    assert "with the arguments of this call" not in found[0].message
+    env = run(ROUTER + "\nlayer = nn.Linear(8, 4)\nx = torch.ones(3, 8)\n"
+                       "top, logits = forward_logits(layer, x)\nnoisy = logits != layer(x)\n")
+    assert env["noisy"].all()  # the returned logits carry the noise
+
+
 def test_a_str_parameter_grown_with_plus_equals_is_not_an_array_write():
     # Found on numpy's own source: `line += word` on a parameter that holds a str.
     code = """

@@ -8,6 +8,10 @@ statements and buffers made by allocators are exempt (``contracts.py``); a param
 to such a callee passes the write on to our own caller. A parameter nothing is known of
 becomes, for its aliasing only, an array of unknown rank in the caller's memory
 (``Functions.caller_owned``; ``Storage.is_array`` False).
+
+The finding sits at the call in the function that reads the array. When that array is the
+function's own (made in its body, not reached from its arguments), it stays there even when
+only a caller's arguments made the array known: one finding, not one at every call of it.
 """
 
 from __future__ import annotations
@@ -49,10 +53,13 @@ class ArgumentWrites:
         del self.pending_calls[alias.storage.id]
         call, (inplace_node, chain), callee, _param, _ = pending
         inplace_line = self.line(inplace_node)
-        # One finding per cause, where the caller can act: at the call, naming the write.
+        # One finding per cause, where the caller can act: at the call, naming the write. An
+        # array this function made itself is its own: the finding stays at this call whatever
+        # arguments made the array known, not at each call of the function that knew them.
+        own = bool(self.caller_storages) and alias.storage.id not in self.caller_storages[-1]
         self.report("SC305", call, argument_mutation_message(
             callee, chain, name, inplace_line, self.line(node)),
-            related=((self.path, inplace_line),))
+            related=((self.path, inplace_line),), own=own)
 
     def track_argument_writes(self, node: cst.Call, func: Value, args: list,
                               kwargs: dict) -> None:
