@@ -435,6 +435,34 @@ def test_a_deep_copy_or_a_read_before_the_step_is_no_stale_alias():
     assert codes(saved_first) == []
 
 
+@pytest.mark.parametrize("built", ["Net().to('cpu')", "Net().float().train()", "Net().cpu()"])
+def test_a_model_moved_or_switched_with_a_method_that_returns_it_is_still_the_model(built):
+    # nn.Module.to / cpu / float / train ... change the module in place and return it.
+    torch = pytest.importorskip("torch")
+    code = EARLY_STOPPING.replace("model = Net()", f"model = {built}")
+    assert codes(code) == [(20, "SC304")]
+    env = run(code)
+    assert isinstance(env["model"], env["Net"])
+    assert torch.equal(env["best_state"]["fc.weight"], env["model"].fc.weight)
+
+
+def test_a_layer_cast_with_a_method_that_returns_it_keeps_its_shape_rule():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+    from torch import nn
+
+    head = nn.Linear(3, 2).float()
+    y = head(torch.ones(5, 4))
+    """
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
+    assert [(f.line, f.code) for f in found] == [(6, "SC106")]
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        run(code)
+    layer = torch.nn.Linear(3, 2)
+    assert layer.float() is layer  # torch returns the module itself
+
+
 def test_layer_parameters_are_leaves_and_nn_init_of_an_indexed_copy_does_nothing():
     torch = pytest.importorskip("torch")
     code = """

@@ -10,6 +10,7 @@ import libcst as cst
 
 from ...runtime import autograd_saved
 from ...runtime import ops as rt_ops
+from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ..rules.aliasing import saved_input_inplace_message, saved_output_inplace_message
 from ..values import (
     UNKNOWN_VALUE,
@@ -41,7 +42,9 @@ class Training:
         """``model.state_dict()`` (without keep_vars, deep copies or clones) holds the very
         tensors the model trains: one storage per module instance, seen through a view.
         ``model.load_state_dict(sd)`` copies ``sd`` into those tensors, in place: a state dict
-        taken before is changed by it."""
+        taken before is changed by it. ``model.to(device)``, ``.eval()``... return the module."""
+        if name in NN_RETURNS_SELF:
+            return instance
         storage = self.parameter_storages.get(id(instance))
         owner = self.text(node.func.value, 30) if isinstance(node.func, cst.Attribute) else "model"
         if storage is None:

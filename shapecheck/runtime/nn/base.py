@@ -67,6 +67,12 @@ class LayerSpec:
 LAYERS: dict[str, LayerSpec] = {}
 FUNCTIONAL: dict[str, Callable[..., Result]] = {}
 
+RETURNS_SELF = frozenset({"to", "cuda", "cpu", "xpu", "float", "double", "half", "bfloat16",
+                          "type", "train", "eval", "apply", "share_memory", "to_empty"})
+"""nn.Module methods that move, cast or switch the module in place and return it (torch's
+docs: "Returns: self"), so ``model = Net().to(device)`` is still the model. requires_grad_ also
+returns it, but with parameters that no longer require grad: not listed."""
+
 
 def register(names, signature, construct, forward, *, keeps_shape: bool = False) -> None:
     for name in ([names] if isinstance(names, str) else names):
@@ -252,6 +258,7 @@ __all__ = [
     "FUNCTIONAL",
     "LAYERS",
     "NOT_GIVEN",
+    "RETURNS_SELF",
     "Layer",
     "LayerSpec",
     "NotModelled",
