@@ -181,6 +181,100 @@ def test_an_unchecked_overlap_is_reported_only_where_real_torch_reads_what_it_wr
     assert claimed >= 4  # the grid holds cases the rule does claim
 
 
+ALL = (slice(None), slice(None))
+# (shape, written index, read index, dtype): in-place ops whose input is a broadcast view of
+# the written tensor.
+BROADCAST_READS = [((4, 3), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((4, 3), ALL, (slice(None), slice(1, 2)), "float64"),
+                   ((4, 3), ALL, (slice(None), slice(2, 3)), "float32"),
+                   ((2, 4, 3), ALL, (slice(None), slice(None), slice(0, 1)), "float64"),
+                   ((100, 3), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((4, 100), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((3, 200), ALL, (slice(None), slice(0, 1)), "float64"),
+                   ((3, 200), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((5, 6), (slice(None), slice(None, None, 2)), (slice(0, 1), slice(None, None, 2)),
+                    "float32"),
+                   ((6, 40), ALL, (slice(2, 3), slice(None)), "float32"),
+                   ((3, 4, 5), ALL, (slice(None), slice(0, 1), slice(None)), "float32"),
+                   ((3, 4, 5), ALL, (slice(0, 1), slice(None), slice(0, 1)), "int64"),
+                   ((8, 2), ALL, (slice(None), slice(1, 2)), "uint8"),
+                   ((4, 5), (slice(None), slice(0, 2)), (slice(0, 1), slice(1, 3)), "float32"),
+                   ((6, 70), (slice(None), slice(0, 64)), (slice(0, 1), slice(1, 65)), "float64"),
+                   ((4, 5), (slice(1, None), slice(0, 3)), (slice(1, 2), slice(1, 4)), "int32")]
+
+
+@pytest.mark.parametrize("op", ["sub", "add", "mul", "copy"])
+def test_a_broadcast_overlap_is_claimed_only_where_real_torch_reads_what_it_wrote(op):
+    """torch does not check a broadcast input taken from the written tensor (x -= x[:, :1]);
+    its vectorized kernels load such an input once per inner loop, the scalar ones at every
+    element. The rule claims a wrong result only where every CPU gives one: real torch must
+    agree on each claim (the runs that come out right are the ones it leaves alone)."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from shapecheck.runtime.dtypes import itemsize
+    from shapecheck.runtime.layout import (
+        Layout,
+        torch_reads_overwritten,
+        torch_overlap_status,
+    )
+
+    claimed = 0
+    for shape, write, read, dtype in BROADCAST_READS:
+        base = Layout.contiguous(shape)
+        w, r = base.index(write), base.index(read)
+        if torch_overlap_status(w, r) != "too_hard":
+            continue  # dense views: torch checks them (and raises)
+        if not torch_reads_overwritten(w, r, itemsize(dtype), copy=op == "copy"):
+            continue
+        claimed += 1
+        data = np.random.default_rng(1).integers(1, 9, shape).astype(dtype)
+        expected, tensor = data.copy(), torch.from_numpy(data.copy())
+        if op == "copy":
+            expected[write] = data[read]
+            tensor[write] = tensor[read]
+        else:
+            ufunc = getattr(np, {"sub": "subtract", "add": "add", "mul": "multiply"}[op])
+            expected[write] = ufunc(data[write], data[read])
+            getattr(tensor[write], op + "_")(tensor[read])
+        assert not np.array_equal(tensor.numpy(), expected), (shape, write, read, dtype, op)
+    assert claimed >= (2 if op == "copy" else 6)
+
+
+def test_subtracting_a_column_of_the_tensor_itself_is_reported_and_comes_out_wrong():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+
+    x = torch.arange(1.0, 13.0).reshape(4, 3)
+    x -= x[:, :1]
+    """
+    assert codes(code) == [(5, "SC303")]
+    fixed = code.replace("x[:, :1]", "x[:, :1].clone()")
+    assert codes(fixed) == []
+    assert not torch.equal(run(code)["x"], run(fixed)["x"])
+    # The last column is read before anything writes it: that walk comes out right.
+    last = code.replace("x[:, :1]", "x[:, -1:]")
+    assert codes(last) == []
+    assert torch.equal(run(last)["x"], run(fixed.replace(":1]", "-1:]"))["x"])
+
+
+def test_setitem_of_a_broadcast_value_is_never_refused_but_copy_and_ops_are():
+    # x[...] = v of another shape copies v expanded, which torch does not check; copy_ and
+    # pointwise ops check the operands as given.
+    torch = pytest.importorskip("torch")
+    setup = "import torch\na = torch.arange(240.0).reshape(6, 40)\n"
+    for statement, last_row in (("a[:, :] = a[2:3, :]", torch.arange(80.0, 120.0)),
+                                ("a[:] = a[2]", torch.arange(80.0, 120.0)),
+                                ("a[1:] = a[0, 0]", torch.zeros(40))):
+        assert codes(setup + statement + "\n") == [], statement
+        assert torch.equal(run(setup + statement + "\n")["a"][5], last_row)
+    for statement in ("a.copy_(a[2:3])", "a -= a[2:3, :]", "a[1:] = a[:-1]"):
+        assert codes(setup + statement + "\n") == [(3, "SC303")], statement
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            run(setup + statement + "\n")
+
+
 @pytest.mark.parametrize(("conversion", "shared"), [
     ("np.asarray(a, dtype=np.float32)", True),
     ("np.asarray(a, dtype=np.float64)", False),

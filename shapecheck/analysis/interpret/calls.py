@@ -420,9 +420,7 @@ class Calls:
         if qualname.startswith("torch.optim.") and name.rsplit(".", 1)[-1][:1].isupper():
             return self.optimizer(args, kwargs)
         if qualname.startswith("torch.nn.init.") and qualname.endswith("_") and arg_nodes:
-            # nn.init.normal_(emb.weight[ids]) fills a copy that is dropped at once.
-            self.check_write_to_copy(arg_nodes[0], node, f"nn.init.{name.rsplit('.', 1)[-1]}()")
-            return args[0] if args else UNKNOWN_VALUE
+            return self.init_fill(node, name.rsplit(".", 1)[-1], args, arg_nodes)
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics

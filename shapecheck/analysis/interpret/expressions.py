@@ -164,6 +164,10 @@ class Expressions:
         if value is not None:
             if isinstance(value, AbstractArray) and value.alias is not None:
                 self.note_read(value, name, node)
+            elif isinstance(value, TupleValue):
+                for item in value.items:  # rows = list(t): reading rows reads the views of t
+                    if isinstance(item, AbstractArray) and item.alias is not None:
+                        self.note_snapshot_read(item.alias, name, node)
             return value
         if name == "None":
             return ConstValue(None)

@@ -61,6 +61,19 @@ class Training:
         return AbstractArray(None, None, "torch", self.origin(node),
                              alias=Alias(storage, "view", deps=frozenset({storage.id})))
 
+    def init_fill(self, node: cst.Call, name: str, args: list, arg_nodes: list) -> Value:
+        """``nn.init.normal_(w)`` writes w in place under no_grad: a leaf may be filled, a
+        tensor saved for backward may not; ``nn.init.zeros_(emb.weight[ids])`` fills a copy
+        that is dropped at once."""
+        label = f"nn.init.{name}()"
+        self.check_write_to_copy(arg_nodes[0], node, label)
+        self.no_grad += 1
+        try:
+            self.write(args[0] if args else None, node, arg_nodes[0], label)
+        finally:
+            self.no_grad -= 1
+        return args[0] if args else UNKNOWN_VALUE
+
     def optimizer(self, args: list, kwargs: dict) -> Value:
         """``torch.optim.Adam(model.parameters(), lr=...)``: it will write those parameters."""
         params = args[0] if args else kwargs.get("params")
