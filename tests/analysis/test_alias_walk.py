@@ -228,6 +228,37 @@ def test_snapshot_goes_stale_through_a_helper_that_writes_its_argument():
     assert run(code)["delta"].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_a_name_handed_to_the_helper_that_updates_it_is_not_a_stale_snapshot():
+    # The caller passes the very name it reads after: it gave the helper that array to update.
+    code = """
+    import numpy as np
+
+    def tally(total, x):
+        total += x
+        return total.sum()
+
+    class Tracker:
+        def __init__(self):
+            self.total = np.ones(3)
+
+        def step(self, x):
+            total = self.total
+            s = tally(total, x)
+            return total.max() + s
+
+        def step_attribute(self, x):
+            s = tally(self.total, x)
+            return self.total.max() + s
+
+    out = Tracker().step(np.ones(3))
+    """
+    assert codes(code) == []
+    assert run(code)["out"] == 2.0 + 6.0
+    other = code.replace("s = tally(total, x)", "s = tally(self.total, x)")
+    assert codes(other) == [(13, "SC304")]  # written through another name: stale
+    assert run(other)["out"] == 2.0 + 6.0  # total moved with self.total
+
+
 SCALER = """
 import numpy as np
 

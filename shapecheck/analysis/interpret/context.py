@@ -133,8 +133,9 @@ class Context:
         self.maybe_writes: dict[int, tuple] = {}
         # storage id -> (call, in-place node, callee, parameter): written by a callee, unread
         self.pending_calls: dict[int, tuple] = {}
-        # Per function being analyzed: the storages its arguments reach (the caller's memory).
-        self.caller_storages: list[frozenset] = []
+        # Per function being analyzed: the storages its arguments reach (the caller's memory),
+        # and those its ``self`` reaches (the attributes a method's object owns).
+        self.caller_storages: list[tuple[frozenset, frozenset]] = []
         # parameter storage -> (first write in place, the callees it went through)
         self.param_writes: dict[int, tuple] = {}
         self.statement_calls: set[int] = set()  # calls whose result is thrown away
