@@ -335,3 +335,94 @@ def test_copy_copy_of_a_parameter_that_may_be_a_dict_is_a_new_container():
     env = run(code)
     env["add_library"]("m", ["a.c"], info)
     assert info == {"language": "c"}
+
+
+@pytest.mark.parametrize(("snapshot", "fixed", "read"), [
+    ("kept = model.state_dict(keep_vars=True)",
+     "kept = {k: v.detach().clone() for k, v in model.state_dict(keep_vars=True).items()}",
+     "kept['weight'][0]"),
+    ("kept, _ = model.weight.detach().unbind(0)",
+     "kept, _ = model.weight.detach().clone().unbind(0)", "kept"),
+    ("kept = list(model.weight.detach())", "kept = list(model.weight.detach().clone())",
+     "kept[0]"),
+])
+def test_rows_and_state_dicts_that_look_like_copies_move_with_the_weights(snapshot, fixed, read):
+    # state_dict(keep_vars=True) holds the parameters themselves; unbind and list() give views.
+    torch = pytest.importorskip("torch")
+    code = f"""
+    import torch
+    from torch import nn
+
+    model = nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    start = model.weight.detach().clone()[0]
+    {snapshot}
+    model(torch.ones(4, 3)).sum().backward()
+    opt.step()
+    moved = not torch.equal({read}, start)
+    """
+    assert codes(code) == [(8, "SC304")]
+    assert run(code)["moved"]
+    fixed_code = code.replace(snapshot, fixed)
+    assert codes(fixed_code) == []
+    assert not run(fixed_code)["moved"]
+
+
+def test_an_array_made_with_copy_false_is_the_array_itself():
+    code = """
+    import numpy as np
+
+    x = np.ones(3)
+    kept = np.array(x, copy=False)
+    x += 1
+    seen = kept[0]
+    """
+    assert codes(code) == [(5, "SC304")]
+    assert run(code)["seen"] == 2.0
+    fixed = code.replace("copy=False", "copy=True")
+    assert codes(fixed) == []
+    assert run(fixed)["seen"] == 1.0
+
+
+def test_nn_init_fills_its_tensor_in_place_under_no_grad():
+    # A snapshot of the weight moves with it; a leaf may be filled; a saved input may not.
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+    from torch import nn
+
+    emb = nn.Embedding(10, 4)
+    kept = emb.weight.detach()
+    nn.init.zeros_(emb.weight)
+    total = float(kept.abs().sum())
+    """
+    assert codes(code) == [(6, "SC304")]
+    assert run(code)["total"] == 0.0
+    saved = """
+    import torch
+    from torch import nn
+
+    x = torch.ones(3, requires_grad=True)
+    scale = torch.full((3,), 2.0)
+    y = x * scale
+    nn.init.ones_(scale)
+    y.sum().backward()
+    """
+    assert codes(saved) == [(8, "SC307")]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        run(saved)
+
+
+def test_requires_grad_called_on_its_own_makes_the_tensor_a_leaf():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+
+    w = torch.zeros(3)
+    w.requires_grad_()
+    w.add_(1)
+    """
+    assert codes(code) == [(6, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        run(code)
+    assert codes(code.replace("w.add_(1)", "with torch.no_grad():\n        w.add_(1)")) == []
