@@ -40,6 +40,7 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .context import checks_values
 from .effects import NOT_DATA_WRITES
 from .env import (
     ArgParserMethod,
@@ -49,7 +50,6 @@ from .env import (
     GeneratorMethod,
     Iterable,
     ModuleMethod,
-    NamespaceValue,
     OptimizerMethod,
     PartialValue,
 )
@@ -118,6 +118,8 @@ class Calls:
         kwargs: dict[str, Value] = {}
         arg_nodes: list[cst.CSTNode] = []
         starred = splatted = False
+        # assert_array_equal(e, ...) reads e to test what a write did, as an assert does.
+        saved_assert, self.in_assert = self.in_assert, self.in_assert or checks_values(node.func)
         for arg in node.args:
             value = self.eval(arg.value)
             if arg.star == "*":
@@ -136,6 +138,7 @@ class Calls:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
+        self.in_assert = saved_assert
         self.forget_mutated_lists(node, func, args, kwargs)
         self.register_module_state(node, args)
         if splatted and not starred and isinstance(func, ModuleRef):
@@ -297,7 +300,7 @@ class Calls:
             self.optimizer_call(node, func.optimizer, func.name)
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
-            return self.parser_call(func, args, kwargs)
+            return func.call(args, kwargs)
         if isinstance(func, PartialValue):
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
@@ -308,35 +311,6 @@ class Calls:
             if found is not None:
                 return found
             return args[1] if len(args) == 2 else ConstValue(None)
-        return UNKNOWN_VALUE
-
-    def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
-        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
-        default under its destination; ``parse_args()`` answers the defaults: a script run
-        without flags, which is one way it certainly runs."""
-        options = method.parser.options
-        if method.name == "add_argument":
-            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
-            dest = kwargs.get("dest")
-            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
-                name = dest.value
-            else:
-                long = [f for f in flags if f.startswith("--")]
-                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
-            if name.isidentifier():
-                default = kwargs.get("default")
-                action = kwargs.get("action")
-                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
-                    default = ConstValue(action.value == "store_false")
-                options[name] = default if default is not None else (
-                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
-            return UNKNOWN_VALUE
-        if method.name == "add_argument_group":
-            return method.parser  # a group's options are the parser's
-        if method.name in ("parse_args", "parse_known_args"):
-            namespace = NamespaceValue(tuple(options.items()))
-            return namespace if method.name == "parse_args" else TupleValue(
-                (namespace, UNKNOWN_VALUE))
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:

@@ -71,6 +71,13 @@ def disables_grad(item: cst.BaseExpression) -> bool:
     return callee_name(func) in ("no_grad", "inference_mode")
 
 
+def checks_values(func: cst.BaseExpression) -> bool:
+    """``np.testing.assert_array_equal``, ``self.assertEqual``, ``torch.testing.assert_close``:
+    a call that tests its arguments, as an assert statement does."""
+    name = callee_name(func)
+    return name is not None and name.startswith("assert")
+
+
 def callee_name(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Name):
         return node.value

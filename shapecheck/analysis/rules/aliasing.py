@@ -203,12 +203,14 @@ STALE_ALIAS = RuleSpec(
                  "w = np.zeros(3)\n"
                  "prev = w[:]  # error: SC304\n"
                  "w += 1\n"
-                 "assert (prev == w).all()  # the snapshot moved with w\n"),
+                 "step = w - prev\n"
+                 "assert (step == 0).all()  # the snapshot moved with w\n"),
          Example("import torch\n"
                  "w = torch.ones(3)\n"
                  "prev = w.detach()  # error: SC304\n"
                  "w.mul_(2)\n"
-                 "assert torch.equal(prev, w)\n", library="torch"),
+                 "unchanged = torch.equal(prev, w)\n"
+                 "assert unchanged\n", library="torch"),
          Example("import torch\n"
                  "model = torch.nn.Linear(3, 1).to('cpu')\n"
                  "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"

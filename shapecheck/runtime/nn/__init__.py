@@ -25,7 +25,15 @@ from . import (  # noqa: F401  (they register themselves)
            resample,
            rnn,
 )
-from .base import FUNCTIONAL, LAYERS, RETURNS_SELF, Layer, build, functional, keeps_shape
+from .base import (
+           FUNCTIONAL,
+           LAYERS,
+           RETURNS_SELF,
+           Layer,
+           build,
+           functional,
+           keeps_shape,
+)
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
 __all__ = ["FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
