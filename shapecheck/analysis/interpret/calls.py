@@ -39,6 +39,8 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .context import checks_values
+from .effects import NOT_DATA_WRITES
 from .env import (
     LAYER_ATTR,
     StrMethod,
@@ -50,7 +52,6 @@ from .env import (
     GeneratorMethod,
     Iterable,
     ModuleMethod,
-    NamespaceValue,
     OptimizerMethod,
     PartialValue,
 )
@@ -149,6 +150,8 @@ class Calls:
         kwargs: dict[str, Value] = {}
         arg_nodes: list[cst.CSTNode] = []
         starred = splatted = False
+        # assert_array_equal(e, ...) reads e to test what a write did, as an assert does.
+        saved_assert, self.in_assert = self.in_assert, self.in_assert or checks_values(node.func)
         for arg in node.args:
             value = self.eval(arg.value)
             if arg.star == "*":
@@ -167,6 +170,7 @@ class Calls:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
+        self.in_assert = saved_assert
         edited = self.dict_edit(node, args, kwargs)
         if edited is not None:
             return edited
@@ -339,7 +343,7 @@ class Calls:
             self.optimizer_call(node, func.optimizer, func.name)
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
-            return self.parser_call(func, args, kwargs)
+            return func.call(args, kwargs)
         if isinstance(func, PartialValue):
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
@@ -350,35 +354,6 @@ class Calls:
             if found is not None:
                 return found
             return args[1] if len(args) == 2 else ConstValue(None)
-        return UNKNOWN_VALUE
-
-    def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
-        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
-        default under its destination; ``parse_args()`` answers the defaults: a script run
-        without flags, which is one way it certainly runs."""
-        options = method.parser.options
-        if method.name == "add_argument":
-            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
-            dest = kwargs.get("dest")
-            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
-                name = dest.value
-            else:
-                long = [f for f in flags if f.startswith("--")]
-                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
-            if name.isidentifier():
-                default = kwargs.get("default")
-                action = kwargs.get("action")
-                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
-                    default = ConstValue(action.value == "store_false")
-                options[name] = default if default is not None else (
-                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
-            return UNKNOWN_VALUE
-        if method.name == "add_argument_group":
-            return method.parser  # a group's options are the parser's
-        if method.name in ("parse_args", "parse_known_args"):
-            namespace = NamespaceValue(tuple(options.items()))
-            return namespace if method.name == "parse_args" else TupleValue(
-                (namespace, UNKNOWN_VALUE))
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
@@ -481,9 +456,7 @@ class Calls:
         if qualname.startswith("torch.optim.") and name.rsplit(".", 1)[-1][:1].isupper():
             return self.optimizer(args, kwargs)
         if qualname.startswith("torch.nn.init.") and qualname.endswith("_") and arg_nodes:
-            # nn.init.normal_(emb.weight[ids]) fills a copy that is dropped at once.
-            self.check_write_to_copy(arg_nodes[0], node, f"nn.init.{name.rsplit('.', 1)[-1]}()")
-            return args[0] if args else UNKNOWN_VALUE
+            return self.init_fill(node, name.rsplit(".", 1)[-1], args, arg_nodes)
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics

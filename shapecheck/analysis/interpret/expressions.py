@@ -11,6 +11,7 @@ import numpy as np
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dims import UNKNOWN, Dim, add, eq, floordiv, format_shape, mul, numel, sub, sym
 from ...runtime.members import TENSOR_MEMBERS
+from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
@@ -168,6 +169,10 @@ class Expressions:
         if value is not None:
             if isinstance(value, AbstractArray) and value.alias is not None:
                 self.note_read(value, name, node)
+            elif isinstance(value, TupleValue):
+                for item in value.items:  # rows = list(t): reading rows reads the views of t
+                    if isinstance(item, AbstractArray) and item.alias is not None:
+                        self.note_snapshot_read(item.alias, name, node)
             return value
         if name == "None":
             return ConstValue(None)
@@ -411,7 +416,8 @@ class Expressions:
                     # self.f_maps = [] in __init__, filled by other methods: not empty here.
                     return UNKNOWN_VALUE
                 return value
-            if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
+            if base.cls.is_nn_module and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF) and \
+                    name not in base.cls.members:
                 return ModuleMethod(base, name)
             member = base.cls.members.get(name)
             if isinstance(member, FunctionValue):
@@ -437,7 +443,7 @@ class Expressions:
             return DictGet(base)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
-        if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
+        if isinstance(base, LayerValue) and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF):
             return ModuleMethod(base, name)
         if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
                 len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
