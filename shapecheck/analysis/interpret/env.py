@@ -9,12 +9,12 @@ from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
-    Iterable,
     ClassValue,
     ConstValue,
     FunctionValue,
     InstanceValue,
     IntValue,
+    Iterable,
     LayerValue,
     ModuleRef,
     TupleValue,

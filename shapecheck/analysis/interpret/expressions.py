@@ -9,7 +9,18 @@ import libcst as cst
 import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
-from ...runtime.dims import UNKNOWN, Dim, add, eq, floordiv, format_shape, mul, numel, sub, sym
+from ...runtime.dims import (
+    UNKNOWN,
+    Dim,
+    add,
+    eq,
+    floordiv,
+    format_shape,
+    mul,
+    numel,
+    sub,
+    sym,
+)
 from ...runtime.members import TENSOR_MEMBERS
 from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ...runtime.optable import RESULT_FIELDS
@@ -40,17 +51,15 @@ from ..values import (
     vague,
 )
 from .context import Step
-from .effects import METADATA, PARAMETER_VIEWS
 from .dicts import dict_contains
+from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     LAYER_ATTR,
     STR_METHODS,
-    StrMethod,
-    SuperValue,
     ArgParserMethod,
-    DictGet,
     ArgParserValue,
     ArrayMethod,
+    DictGet,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
@@ -58,6 +67,8 @@ from .env import (
     OptimizerMethod,
     OptimizerValue,
     Scope,
+    StrMethod,
+    SuperValue,
 )
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items

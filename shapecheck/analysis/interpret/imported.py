@@ -26,8 +26,14 @@ import libcst as cst
 
 from ..imports import dotted_name, import_bindings
 from ..positions import NodePositions
-from ..project import (MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, file_binds,
-                       read_project_file)
+from ..project import (
+    MAX_IMPORT_DEPTH,
+    MAX_IMPORTED_MODULES,
+    ImportResolver,
+    Target,
+    file_binds,
+    read_project_file,
+)
 from ..values import UNKNOWN_VALUE, FunctionValue, InstanceValue, ModuleRef, Value
 
 _CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", "standalone_shapes",

@@ -9,11 +9,10 @@ from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.nn import LOSSES
+from ...runtime.nn import LOSSES, is_layer_subclass
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
 from ...runtime.nn import functional_keeps_shape as nn_functional_keeps_shape
-from ...runtime.nn import is_layer_subclass
 from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
@@ -25,6 +24,7 @@ from ...runtime.nn.sizes import (
     trailing_features,
 )
 from ...runtime.verdicts import ShapeError
+from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -43,7 +43,6 @@ from ..values import (
     TupleValue,
     Value,
 )
-from ..imports import canonical
 from .env import LAYER_ATTR, LayerSuperMethod, SuperValue
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 from .operands import FAIL, array_arg

@@ -26,8 +26,8 @@ from ..values import (
     dims_of,
 )
 from .context import callee_name, disables_grad, expects_failure
-from .modules import layer_kind_of
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
+from .modules import layer_kind_of
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 
