@@ -74,6 +74,8 @@ class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "isinstance" and len(args) == 2:
             return self.isinstance_of(*args)
+        if name == "issubclass" and len(args) == 2:
+            return self.issubclass_of(*args)
         if name in ("any", "all") and len(args) == 1 and not kwargs:
             return _any_all(name, args[0])
         if name == "dict":

@@ -201,8 +201,9 @@ def is_informative(value: Value) -> bool:
         return value.shape is not None or bool(value.tail)
     if isinstance(value, IntValue):
         return value.value is not UNKNOWN
-    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue)):
-        return True
+    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue, ClassValue,
+                          FunctionValue, PartialValue)):
+        return True  # a class or a factory handed on (attn_layer=Attention) is what is called
     return False
 
 

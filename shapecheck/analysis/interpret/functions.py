@@ -454,11 +454,11 @@ class Functions:
                     # (-1) that callers replace, so the parameter is a size the code names.
                     return IntValue(sym(param.name.value))
                 return default
-            if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
-                    default, ConstValue) and isinstance(default.value, (bool, str)):
+            if isinstance(default, (ModuleRef, PartialValue, ClassValue, FunctionValue)) or \
+                    isinstance(default, ConstValue) and isinstance(default.value, (bool, str)):
                 # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
-                # mode="nearest": a caller that gives no other
-                # value runs the default, as one with no caller does.
+                # mode="nearest", attn_layer=Attention (a class of the code): a caller that
+                # gives no other value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
 

@@ -140,6 +140,8 @@ def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
         return kind is dict
     if isinstance(value, AbstractArray) and not value.maybe_not_array:
         return False
+    if isinstance(value, (ClassValue, FunctionValue, LayerValue)) or layer_kind_of(value) is not None:
+        return False  # a class, a function or a module is no int, str, list...
     return None
 
 
@@ -279,6 +281,32 @@ class Modules:
             return ConstValue(is_layer_subclass(value.kind, target))
         if isinstance(value, InstanceValue):
             return _instance_of(value.cls, classinfo, target)
+        return UNKNOWN_VALUE
+
+    def issubclass_of(self, cls: Value, classinfo: Value) -> Value:
+        """``issubclass(attn_layer, DiffAttention)`` for a class of the code or a torch.nn layer
+        class: decided through the bases, unknown past a base nothing is known of."""
+        if isinstance(classinfo, TupleValue):
+            answers = [self.issubclass_of(cls, item) for item in classinfo.items]
+            if any(isinstance(a, ConstValue) and a.value is True for a in answers):
+                return ConstValue(True)
+            if all(isinstance(a, ConstValue) and a.value is False for a in answers):
+                return ConstValue(False)
+            return UNKNOWN_VALUE
+        layer = None
+        if isinstance(classinfo, ModuleRef):
+            qualname = canonical(classinfo.qualname)
+            name = qualname[len("torch.nn."):]
+            if qualname.startswith("torch.nn.") and (name in NN_LAYERS or name == "Module"):
+                layer = name
+        if isinstance(cls, ClassValue):
+            return _instance_of(cls, classinfo, layer)
+        kind = layer_kind_of(cls)
+        if kind is not None:
+            if layer is not None:
+                return ConstValue(is_layer_subclass(kind, layer))
+            if isinstance(classinfo, ClassValue):
+                return ConstValue(False)  # torch's class derives from no class of the code
         return UNKNOWN_VALUE
 
     def super_value(self, args: list) -> Value:

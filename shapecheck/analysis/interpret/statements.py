@@ -184,7 +184,7 @@ class Statements:
         if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
                 (isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
                                         cst.BooleanOperation)) or isinstance(node.test, cst.Call)
-                 and callee_name(node.test.func) in ("isinstance", "any", "all")):
+                 and callee_name(node.test.func) in ("isinstance", "issubclass", "any", "all")):
             # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
             if test.value:
                 self.exec_block(node.body.body)
