@@ -117,6 +117,25 @@ def rule(
     raise typer.Exit(rule_command(code, color=color.value))
 
 
+class ListingFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def shapes(
+    target: str = typer.Argument(..., metavar="FILE[:FUNCTION]",
+                                 help="A file, or a file and a function in it (forward, GPT.forward)."),
+    output_format: ListingFormat = typer.Option(ListingFormat.text, "--format", "-f", help="text or json."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Use this pyproject.toml."),
+    dialect: Optional[str] = typer.Option(None, "--dialect", help="numpy, numpy-1, torch, torch-legacy or auto."),
+) -> None:
+    """Print what the analyzer believes each array-valued name is, after each assignment."""
+    from .lint.shapes import shapes_command
+
+    raise typer.Exit(shapes_command(target, config=config, dialect=dialect, output_format=output_format.value))
+
+
 from .calc.command import register as _register_eval  # noqa: E402  (adds `eval`)
 
 _register_eval(app)

@@ -161,7 +161,7 @@ _CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "s
 
 
 class Expressions:
-    coverage = None  # a CoverageRecorder (analysis/coverage.py) when shape coverage is asked for
+    coverage = None  # a CoverageRecorder (analysis/coverage.py, or reveal.py's) when asked for
 
     def eval(self, node: cst.BaseExpression | None) -> Value:
         if node is None:
@@ -170,7 +170,7 @@ class Expressions:
         if handler is None:
             return UNKNOWN_VALUE
         value = handler(node)
-        if self.coverage is not None and isinstance(value, AbstractArray):
+        if self.coverage is not None:
             self.coverage.record(node, value)
         return value
 
