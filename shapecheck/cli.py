@@ -83,6 +83,11 @@ def lint(
     color: ColorChoice = typer.Option(ColorChoice.auto, "--color",
                                       help="Colour text output: auto (a terminal, honouring NO_COLOR and "
                                            "FORCE_COLOR), always or never."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE",
+                                            help="Report only findings this baseline file does not hold."),
+    write_baseline: Optional[Path] = typer.Option(None, "--write-baseline", metavar="FILE",
+                                                  help="Record today's findings in this baseline file "
+                                                       "(and exit 0)."),
 ) -> None:
     """Report shape and aliasing bugs in Python files and notebooks."""
     from .lint import OutputOptions, lint_command
@@ -92,7 +97,8 @@ def lint(
     raise typer.Exit(lint_command(
         list(paths or []), select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
         extend_exclude=extend_exclude, dialect=dialect, config=config, stdin_filename=stdin_filename,
-        jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output, coverage=coverage))
+        jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output, coverage=coverage,
+        baseline=baseline, write_baseline=write_baseline))
 
 
 @app.command()
