@@ -88,6 +88,8 @@ def lint(
     write_baseline: Optional[Path] = typer.Option(None, "--write-baseline", metavar="FILE",
                                                   help="Record today's findings in this baseline file "
                                                        "(and exit 0)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the fixes that are certain, then report what is left."),
+    diff: bool = typer.Option(False, "--diff", help="Print the certain fixes as a unified diff; write nothing."),
 ) -> None:
     """Report shape and aliasing bugs in Python files and notebooks."""
     from .lint import OutputOptions, lint_command
@@ -98,7 +100,7 @@ def lint(
         list(paths or []), select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
         extend_exclude=extend_exclude, dialect=dialect, config=config, stdin_filename=stdin_filename,
         jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output, coverage=coverage,
-        baseline=baseline, write_baseline=write_baseline))
+        baseline=baseline, write_baseline=write_baseline, fix=fix, diff=diff))
 
 
 @app.command()

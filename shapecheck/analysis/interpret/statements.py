@@ -423,7 +423,7 @@ class Statements:
         if self.dict_store(target, value, source):
             return
         base = self.eval(target.value)
-        self.check_write_to_copy(target.value, source, "assignment")
+        self.check_write_to_copy(target.value, source, "assignment", target)
         if not isinstance(base, AbstractArray):
             self.index_items(target)
             self.forget_list(target.value)
