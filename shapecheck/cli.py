@@ -144,6 +144,14 @@ def shapes(
     raise typer.Exit(shapes_command(target, config=config, dialect=dialect, output_format=output_format.value))
 
 
+@app.command()
+def server() -> None:
+    """Run the language server on stdin/stdout (diagnostics, shape hovers, inlay hints, fixes)."""
+    from .server import run
+
+    raise typer.Exit(run())
+
+
 from .calc.command import register as _register_eval  # noqa: E402  (adds `eval`)
 
 _register_eval(app)

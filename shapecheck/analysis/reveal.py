@@ -115,7 +115,8 @@ class ShapeRecorder(CoverageRecorder):
     def text(self, node: Any, limit: int = 60) -> str:
         return self.interpreter.text(node, limit) if self.interpreter is not None else "?"
 
-    def describe(self, value: Any, name: str | None = None, here: int | None = None) -> str:
+    def describe(self, value: Any, name: str | None = None, here: int | None = None,
+                 node: Any = None) -> str:
         """One value in words: ``(B, T, 4*C) float32 torch, a view of x``."""
         if isinstance(value, AbstractArray):
             if value.maybe_not_array:
@@ -126,7 +127,7 @@ class ShapeRecorder(CoverageRecorder):
                 text = f"{shape_words(value)} {value.dtype} {value.library}"
             else:
                 text = f"{shape_words(value)} {value.library}, dtype unknown"
-            extra = self.alias_words(value, name, here)
+            extra = self.alias_words(value, name, here, node)
             if value.requires_grad:
                 extra.append("requires grad")
             return ", ".join([text, *extra])
@@ -145,8 +146,10 @@ class ShapeRecorder(CoverageRecorder):
             return "unknown to the analyzer"
         return f"not an array ({type(value).__name__.removesuffix('Value').lower() or 'value'})"
 
-    def alias_words(self, value: AbstractArray, name: str | None, here: int | None = None) -> list[str]:
-        """What the array shares storage with, and where it came from."""
+    def alias_words(self, value: AbstractArray, name: str | None, here: int | None = None,
+                    node: Any = None) -> list[str]:
+        """What the array shares storage with, and where it came from. ``node``: the
+        expression the value is of; the memory it makes itself is shared with nothing yet."""
         words: list[str] = []
         alias = value.alias
         interp = self.interpreter
@@ -154,19 +157,21 @@ class ShapeRecorder(CoverageRecorder):
             owner = interp.storage_name(alias)
             if alias.view in _VIEW_WORDS:
                 words.append(_VIEW_WORDS[alias.view].format(owner))
-            elif alias.view == "base" and name is not None and owner not in (name, "?"):
+            elif alias.view == "base" and name is not None and owner not in (name, "?") and \
+                    alias.storage.id != id(node):
                 words.append(f"shares storage with {owner}")
         origin_line = interp.origin_line(value.origin) if interp is not None else None
         if origin_line and origin_line != here:
             words.append(f"from line {origin_line}")
         return words
 
-    def summary_of(self, belief: Belief, name: str | None, here: int | None = None) -> tuple[str, list[str]]:
+    def summary_of(self, belief: Belief, name: str | None, here: int | None = None,
+                   node: Any = None) -> tuple[str, list[str]]:
         """The headline belief and the callers' beliefs as detail lines (``here``: the line
-        the words are shown at, which they need not name)."""
-        head = self.describe(belief.own, name, here) if belief.own_seen else None
+        the words are shown at, which they need not name; ``node``: the expression)."""
+        head = self.describe(belief.own, name, here, node) if belief.own_seen else None
         # A caller that knew no more than nothing, or no more than the own walk, adds nothing.
-        calls = [self.describe(v, name, here) for v in belief.calls if informative(v)]
+        calls = [self.describe(v, name, here, node) for v in belief.calls if informative(v)]
         distinct = [text for text in dict.fromkeys(calls) if text != head]
         if head is None:
             head = "only known with a caller's arguments" if distinct else "not reached by the analysis"
@@ -210,7 +215,7 @@ def reveal_findings(recorder: ShapeRecorder, path: str, spec: Any) -> list[Findi
         expr = recorder.text(argument)
         belief = recorder.beliefs.get(argument, Belief())
         span = interp.span(call) if interp is not None else Span(1, 1, 1, 1)
-        head, details = recorder.summary_of(belief, expr, span.line)
+        head, details = recorder.summary_of(belief, expr, span.line, argument)
         shapes = tuple(s for s in (dims_data(belief.own), *map(dims_data, belief.calls)) if s is not None)
         own = belief.own if isinstance(belief.own, AbstractArray) else None
         facts = Facts(operands=(Operand(expr, dims_data(own), span.line),), shapes=shapes,

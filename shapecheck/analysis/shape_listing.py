@@ -29,6 +29,7 @@ class BoundName:
     shape: tuple | None  # as data: ints, symbols' text, None for unknown dims (None: rank unknown)
     dtype: str | None
     library: str | None
+    from_caller: bool = False  # the shape data is a caller's: the own walk knew no array here
 
     def to_json(self) -> dict:
         return {"line": self.span.line, "column": self.span.column, "function": self.function,
@@ -87,11 +88,11 @@ def bound_names(recorder: ShapeRecorder) -> list[BoundName]:
     for node, belief in chosen.items():
         span = interp.span(node)
         name = interp.text(node, 60)
-        head, details = recorder.summary_of(belief, name, span.line)
+        head, details = recorder.summary_of(belief, name, span.line, node)
         array = _main_array(belief)
         out.append(BoundName(span, scopes.get(node, ""), name, head, tuple(details),
                              dims_data(array), array.dtype if array else None,
-                             array.library if array else None))
+                             array.library if array else None, array is not belief.own))
     out.sort(key=lambda b: (b.span.line, b.span.column))
     return out
 
@@ -152,7 +153,7 @@ def expression_at(recorder: ShapeRecorder, line: int, column: int) -> Hover | No
         return None
     _, node, belief, span = best
     text = interp.text(node, 60)
-    head, details = recorder.summary_of(belief, text, span.line)
+    head, details = recorder.summary_of(belief, text, span.line, node)
     return Hover(span, text, head, tuple(details))
 
 
