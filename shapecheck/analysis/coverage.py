@@ -84,11 +84,11 @@ class CoverageRecorder:
     def bind(self, target: Any, value: Any) -> None:
         """A name (or ``self.attr``) was bound to ``value``; coverage counts expressions only."""
 
-    def record(self, node: Any, value: Any) -> None:
-        """The interpreter computed ``value`` for the expression ``node`` (any value: only
-        arrays count)."""
-        if not isinstance(value, AbstractArray):
-            return
+    def record_other(self, node: Any, value: Any) -> None:
+        """The interpreter computed a value that is no array (an int, a tuple, unknown) for
+        ``node``; coverage counts arrays only."""
+
+    def record(self, node: Any, value: AbstractArray) -> None:
         if value.maybe_not_array:
             # A parameter nothing is known of (or computed only from such): it may be an int,
             # a str or a config as well as an array, so it is not counted as an array.

@@ -93,8 +93,12 @@ class ShapeRecorder(CoverageRecorder):
         # Findings of a walk with a caller's arguments are captured for that call: so are beliefs.
         return bool(self.interpreter is not None and self.interpreter.capture)
 
-    def record(self, node: Any, value: Any) -> None:
+    def record(self, node: Any, value: AbstractArray) -> None:
         super().record(node, value)
+        if self.keep_all or node in self.watched:
+            self.beliefs.setdefault(node, Belief()).note(value, self._for_caller())
+
+    def record_other(self, node: Any, value: Any) -> None:
         if self.keep_all or node in self.watched:
             self.beliefs.setdefault(node, Belief()).note(value, self._for_caller())
 

@@ -171,7 +171,10 @@ class Expressions:
             return UNKNOWN_VALUE
         value = handler(node)
         if self.coverage is not None:
-            self.coverage.record(node, value)
+            if isinstance(value, AbstractArray):
+                self.coverage.record(node, value)
+            else:
+                self.coverage.record_other(node, value)
         return value
 
     def expr_Name(self, node: cst.Name) -> Value:
