@@ -126,6 +126,8 @@ class Context:
         self.default_library: str | None = None
         self.array_libraries: set[str] = set()  # numpy / torch, as the file imports them
         self.caught: list[set] = []
+        # Functions handed to assert_raises / pytest.raises (node ids): written to fail.
+        self.expected_to_fail: set[int] = set()
         self.trailing_shapes, self.standalone_shapes = (
             shape_comments(source) if "shape:" in source else ({}, {}))
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
