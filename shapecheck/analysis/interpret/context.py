@@ -126,6 +126,10 @@ class Context:
         self.default_library: str | None = None
         self.array_libraries: set[str] = set()  # numpy / torch, as the file imports them
         self.caught: list[set] = []
+        # Nodes that made new memory, and how often the memory of one was made anew while a
+        # name still held the last (effects.fresh_storage_id).
+        self.made_at: set[int] = set()
+        self.storage_generations: dict[int, int] = {}
         # Functions handed to assert_raises / pytest.raises (node ids): written to fail.
         self.expected_to_fail: set[int] = set()
         self.trailing_shapes, self.standalone_shapes = (
