@@ -197,6 +197,8 @@ def test_a_name_bound_in_one_pass_of_a_loop_is_not_the_array_the_next_pass_makes
             for j in range(n, 2, -1):
                 der[j - 1] = (2 * j) * c[j]
                 c[j - 2] += (j * c[j]) / (j - 2)
+            if n > 1:
+                der[1] = 4 * c[2]
             der[0] = c[1]
             c = der
         return c
