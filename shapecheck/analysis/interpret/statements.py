@@ -24,6 +24,7 @@ from ..values import (
     TupleValue,
     Value,
     dims_of,
+    truth,
 )
 from .context import callee_name, disables_grad, expects_failure
 from .env import Frame, Scope, is_informative, join_envs, same_env, widen
@@ -171,12 +172,11 @@ class Statements:
             # unknown either way, so nothing is lost by following the default.)
             self.exec_block(node.body.body)
             return
-        test = self.eval(node.test)
-        if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
-                isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                       cst.BooleanOperation)):
-            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
-            if test.value:
+        decided = truth(self.eval(node.test))
+        if decided is not None:
+            # A test the known values decide (x.ndim == 2, self.use_residual, mask is None):
+            # one path only.
+            if decided:
                 self.exec_block(node.body.body)
             elif node.orelse:
                 self.exec_orelse(node.orelse)
@@ -225,7 +225,10 @@ class Statements:
             self.exec_block(node.orelse.body.body)
 
     def stmt_While(self, node: cst.While) -> None:
-        self.eval(node.test)
+        if truth(self.eval(node.test)) is False:  # the body never runs
+            if node.orelse is not None:
+                self.exec_block(node.orelse.body.body)
+            return
         self.loop(lambda: self.eval(node.test), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)

@@ -1,0 +1,197 @@
+"""Which branch runs: tests the known values decide (comparisons of ints and dims, ``and``/
+``or``/``not``, ``is None``, ``in``, flags kept in locals and on ``self``) take one path, and
+the other path's errors are no findings. Each snippet also runs on real torch: the pruned
+path's error is real, and the program as written runs."""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+from shapecheck.analysis.api import AnalysisSettings, analyze_source
+from shapecheck.analysis.interpret.conditions import compare, identity, membership
+from shapecheck.analysis.values import (
+    UNKNOWN_BOOL,
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ConstValue,
+    IntValue,
+    LayerValue,
+    TupleValue,
+)
+from shapecheck.runtime.dims import add, sym
+from shapecheck.runtime.dims import compare as compare_dims
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    found = analyze_source(textwrap.dedent(source), "t.py", AnalysisSettings())
+    return sorted((f.line, f.code) for f in found)
+
+
+def run(source: str) -> BaseException | None:
+    """Execute one of our own snippets (never user input) and return what it raised."""
+    pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(textwrap.dedent(source), "<snippet>", "exec"), {})
+        except BaseException as exc:  # noqa: BLE001 - the snippet's failure is the evidence
+            return exc
+    return None
+
+
+RESIDUAL = """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, stride: int) -> None:
+        super().__init__()
+        if stride not in [1, 2]:
+            raise ValueError(stride)
+        self.use_residual = (stride == 1) and (in_channels == out_channels)
+        self.conv = nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        residual = x
+        x = self.conv(x)
+        return residual + x if self.use_residual else x
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = Block(16, 32, 1)
+
+    def forward(self, x):
+        return self.block(x)
+
+
+y = Net()(torch.zeros(2, 16, 8, 8))
+"""
+
+
+def test_a_residual_a_stored_flag_rules_out_is_no_finding():
+    # mobilevit: use_residual = (stride == 1) and (in_channels == out_channels), 16 vs 32.
+    assert codes(RESIDUAL) == []
+    assert run(RESIDUAL) is None
+    assert run("import torch\ntorch.zeros(2, 16, 8, 8) + torch.zeros(2, 32, 8, 8)") is not None
+
+
+def test_a_residual_a_stored_flag_allows_is_still_checked():
+    source = RESIDUAL.replace("residual + x if", "residual[:, :8] + x if").replace(
+        "Block(16, 32, 1)", "Block(32, 32, 1)").replace("zeros(2, 16,", "zeros(2, 32,")
+    assert codes(source) == [(23, "SC101"), (26, "SC101")]
+    assert isinstance(run(source), RuntimeError)
+
+
+FLAGS = """
+import torch
+
+
+def pick(n: int, use_norm: bool):
+    x = torch.ones(3, 4)
+    same = n == n + 0
+    wide = not use_norm and n + 1 <= n
+    if wide:
+        x = x[:, :, 0]
+    elif same and n - 1 < n < n + 1:
+        x = x[0]
+    while wide:
+        x = x[:, :, :, 0]
+    return x + torch.ones(5)
+
+
+y = pick(7, True)
+"""
+
+
+def test_comparisons_of_int_symbols_and_three_valued_logic_decide_the_branch():
+    # With n an int nobody knows, `n + 1 <= n` is false and `n - 1 < n < n + 1` true;
+    # `not use_norm` is a bool nobody knows, and `and` with a false comparison is false. So
+    # x is surely x[0], of shape (4,), and only the last line fails.
+    assert codes(FLAGS) == [(15, "SC101")]
+    exc = run(FLAGS)
+    assert isinstance(exc, RuntimeError) and exc.__traceback__.tb_next.tb_next.tb_lineno == 15
+
+
+def test_an_order_of_a_parameter_is_not_decided_by_sizes_being_non_negative():
+    # dim=-1 is a common int parameter: `dim < 0` may hold, so its branch is checked.
+    source = """
+    import torch
+
+    def last(dim: int):
+        x = torch.zeros(3)
+        if dim < 0:
+            return x[:, 0]
+        return x
+    """
+    assert codes(source) == [(7, "SC111")]
+    assert run("import torch\ntorch.zeros(3)[:, 0]") is not None
+
+
+def test_is_none_of_a_layer_and_membership_of_a_str_decide_the_branch():
+    source = """
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        def __init__(self, mode: str = "linear"):
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+            self.mode = mode
+
+        def forward(self, x):
+            if self.norm is None:
+                x = x[:, :, :, 0]
+            if self.mode in ("conv", "none"):
+                x = x[:, :, :, 0]
+            return self.norm(x)
+
+    y = Head()(torch.ones(2, 4))
+    """
+    assert codes(source) == []
+    assert run(source) is None
+
+
+def test_an_undecided_test_keeps_both_paths():
+    source = """
+    import torch
+
+    def f(x, flag):
+        y = torch.zeros(3)
+        return y[:, 0] if flag else y
+    """
+    assert codes(source) == [(6, "SC111")]
+
+
+def test_the_dim_algebra_orders_ints_only_by_a_constant_difference():
+    n = sym("n")
+    assert compare_dims("gt", add(n, 1), n) is True
+    assert compare_dims("le", add(n, 1), n) is False
+    assert compare_dims("gt", n, 0) is None  # n may be a negative int
+    assert compare_dims("eq", 16, 32) is False
+    assert compare_dims("ne", n, add(n, 2)) is True
+    assert compare_dims("eq", n, sym("m")) is None
+
+
+def test_condition_values_are_bools_only_when_python_gives_bools():
+    n = IntValue(sym("n"))
+    assert compare("eq", IntValue(16), IntValue(32)) == ConstValue(False)
+    assert compare("eq", n, IntValue(3)) is UNKNOWN_BOOL
+    assert compare("eq", ConstValue("a"), ConstValue("a")) == ConstValue(True)
+    assert compare("eq", UNKNOWN_VALUE, IntValue(3)) is UNKNOWN_VALUE  # may be an array
+    assert compare("lt", ConstValue("a"), IntValue(1)) is UNKNOWN_VALUE  # raises TypeError
+    assert identity(LayerValue("Linear"), ConstValue(None), True) == ConstValue(True)
+    assert identity(ConstValue(None), ConstValue(None), False) == ConstValue(True)
+    # a config field read as an int symbol may be None
+    assert identity(n, ConstValue(None), False) is UNKNOWN_BOOL
+    array = AbstractArray((3,), "float32", "torch")
+    assert identity(array, ConstValue(None), False) == ConstValue(False)
+    assert membership(IntValue(1), TupleValue((IntValue(1), IntValue(2)), True), True) == \
+        ConstValue(False)
+    assert membership(n, TupleValue((IntValue(1), IntValue(2))), False) is UNKNOWN_BOOL
+
