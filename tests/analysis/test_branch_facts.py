@@ -195,3 +195,119 @@ def test_condition_values_are_bools_only_when_python_gives_bools():
         ConstValue(False)
     assert membership(n, TupleValue((IntValue(1), IntValue(2))), False) is UNKNOWN_BOOL
 
+
+POSITIONS = """
+import torch
+from torch import nn
+
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(2, 8))
+
+    def forward(self, coords, input_shape=None):
+        coords = coords.clone()
+        if input_shape is not None:
+            coords[:, :, :, 0] = coords[:, :, :, 0] / input_shape[1]
+        return coords @ self.weight
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.positions = Positions()
+
+    def grid(self):
+        g = torch.ones((4, 4))
+        return self.positions(torch.stack([g, g], dim=-1))
+
+
+def scale(coords, input_shape=None):
+    if input_shape is not None:
+        coords = coords[:, :, :, 0] / input_shape[1]
+    return coords
+
+
+out = Model().grid()
+scaled = scale(torch.ones(4, 4, 2))
+"""
+
+
+def test_a_parameter_the_call_leaves_out_has_its_default_none():
+    # sam3_tracker: self.shared_image_embedding(coords) runs forward with input_shape None.
+    assert codes(POSITIONS) == []
+    assert run(POSITIONS) is None
+    assert run("import torch\ntorch.ones(4, 4, 2)[:, :, :, 0]") is not None
+
+
+def test_a_parameter_a_call_gives_keeps_its_branch():
+    source = POSITIONS.replace("scale(torch.ones(4, 4, 2))", "scale(torch.ones(4, 4, 2), (4, 4))")
+    assert codes(source) == [(35, "SC111")]
+    assert isinstance(run(source), IndexError)
+
+
+def test_without_a_caller_a_none_default_keeps_both_branches():
+    source = """
+    import torch
+
+    def scale(coords, input_shape=None):
+        y = torch.zeros(3)
+        if input_shape is not None:
+            return y[:, 0]
+        return y
+    """
+    assert codes(source) == [(7, "SC111")]
+
+
+def test_a_decorator_may_fill_a_left_out_parameter():
+    # A decorator that fills keywords from a config: the body may see another value.
+    source = """
+    import functools
+    import torch
+
+    def with_shape(f):
+        @functools.wraps(f)
+        def wrapper(coords, input_shape=None):
+            return f(coords, input_shape=(4, 4) if input_shape is None else input_shape)
+        return wrapper
+
+    @with_shape
+    def scale(coords, input_shape=None):
+        if input_shape is not None:
+            coords = coords[:, :, :, 0] / input_shape[1]
+        return coords
+
+    scaled = scale(torch.ones(4, 4, 2))
+    """
+    assert codes(source) == [(17, "SC111")]
+    assert isinstance(run(source), IndexError)
+
+
+def test_a_caller_forwarding_its_own_optional_parameter_keeps_the_callee_branch():
+    # perceiver: a classification decoder built with output_index_dims=1 forwards
+    # subsampled_points to the basic decoder, whose `is not None` branch indexes a 0-d
+    # tensor. The signature takes the points, and given any, the call fails: a finding.
+    source = """
+    import torch
+
+    class Basic:
+        def __init__(self, dims):
+            self.dims = dims
+
+        def query(self, x, points=None):
+            if points is not None:
+                return torch.tensor(self.dims)[None, :]
+            return x
+
+    class Classifier:
+        def __init__(self):
+            self.basic = Basic(1)
+
+        def query(self, x, points=None):
+            return self.basic.query(x, points=points)
+
+    q = Classifier().query(torch.ones(2), points=torch.arange(3))
+    """
+    assert codes(source) == [(18, "SC111")]
+    assert isinstance(run(source), IndexError)

@@ -374,7 +374,7 @@ class Modules:
                 self.standalone(init)
             self.capture.append({})
             try:
-                self.analyze_function(init, [instance] + args, kwargs)
+                self.analyze_function(init, [instance] + args, kwargs, by_call=True)
             finally:
                 captured = self.capture.pop()
             if node is not None:
@@ -396,7 +396,7 @@ class Modules:
         self.specializations += 1
         self.capture.append({})
         try:
-            self.analyze_function(forward, [instance], {})
+            self.analyze_function(forward, [instance], {}, by_call=False)
         finally:
             captured = self.capture.pop()
         self.emit_at_call(node, f"{cls.name}.forward", captured)
