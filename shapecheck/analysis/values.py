@@ -181,6 +181,14 @@ UNKNOWN_BOOL = UnknownBool()
 
 
 @dataclass(frozen=True)
+class KnownTruth:
+    """A value nobody knows whose truth is known: ``self.training and self.drop > 0`` with
+    the drop 0 is ``self.training`` (when that is false) or False, false either way."""
+
+    truth: bool
+
+
+@dataclass(frozen=True)
 class TupleValue:
     """A tuple or list literal (or a shape); ``is_list`` for lists."""
 
@@ -298,7 +306,7 @@ class BoundMethod:
     self_value: Any
 
 
-Value = Union[AbstractArray, UnknownValue, UnknownBool, IntValue, FloatValue, ConstValue, TupleValue,
+Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
               DictValue, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
               ClassValue, InstanceValue, BoundMethod]
 
@@ -379,6 +387,8 @@ def truth(value: Value) -> Maybe:
             return None
     if isinstance(value, IntValue):
         return bool(value.value) if isinstance(value.value, int) else None
+    if isinstance(value, KnownTruth):
+        return value.truth
     if isinstance(value, TupleValue) and not value.is_list or isinstance(value, DictValue):
         return bool(value.items)
     if isinstance(value, (FunctionValue, ClassValue)):
@@ -420,7 +430,7 @@ def shape_value(shape: tuple) -> TupleValue:
 
 __all__ = [
     "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE",
-    "UnknownBool", "UNKNOWN_BOOL", "IntValue",
+    "UnknownBool", "UNKNOWN_BOOL", "KnownTruth", "IntValue",
     "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "join_values", "join_dims", "is_bool", "truth", "dims_of", "known_int", "shape_value", "vague",

@@ -18,8 +18,10 @@ from shapecheck.analysis.values import (
     AbstractArray,
     ConstValue,
     IntValue,
+    KnownTruth,
     LayerValue,
     TupleValue,
+    truth,
 )
 from shapecheck.runtime.dims import add, sym
 from shapecheck.runtime.dims import compare as compare_dims
@@ -118,6 +120,28 @@ def test_comparisons_of_int_symbols_and_three_valued_logic_decide_the_branch():
     assert isinstance(exc, RuntimeError) and exc.__traceback__.tb_next.tb_next.tb_lineno == 15
 
 
+def test_a_condition_its_right_side_decides_is_decided_whatever_the_left_side_is():
+    # timm: `if self.training and self.drop_rate > 0.` with the rate left at 0.
+    source = """
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        def __init__(self, drop_rate: float = 0.0):
+            super().__init__()
+            self.drop_rate = drop_rate
+
+        def forward(self, x):
+            if self.training and self.drop_rate > 0.:
+                x = x[:, :, 0]
+            return x
+
+    y = Head()(torch.ones(2, 3))
+    """
+    assert codes(source) == []
+    assert run(source) is None
+
+
 def test_an_order_of_a_parameter_is_not_decided_by_sizes_being_non_negative():
     # dim=-1 is a common int parameter: `dim < 0` may hold, so its branch is checked.
     source = """
@@ -194,6 +218,13 @@ def test_condition_values_are_bools_only_when_python_gives_bools():
     assert membership(IntValue(1), TupleValue((IntValue(1), IntValue(2)), True), True) == \
         ConstValue(False)
     assert membership(n, TupleValue((IntValue(1), IntValue(2))), False) is UNKNOWN_BOOL
+
+
+def test_a_value_nobody_knows_keeps_a_truth_its_condition_decided():
+    assert truth(KnownTruth(False)) is False
+    assert truth(UNKNOWN_BOOL) is None
+    assert truth(TupleValue(())) is False and truth(TupleValue((), True)) is None  # lists grow
+    assert truth(ConstValue(None)) is False and truth(IntValue(sym("n"))) is None
 
 
 POSITIONS = """

@@ -42,6 +42,7 @@ from ..values import (
     GeneratorValue,
     InstanceValue,
     IntValue,
+    KnownTruth,
     LayerValue,
     ModuleRef,
     Origin,
@@ -323,7 +324,13 @@ class Expressions:
         if is_bool(left) and is_bool(right):
             verdict = (both if is_and else either)(decided, truth(right))
             return ConstValue(verdict) if verdict is not None else UNKNOWN_BOOL
-        return join_values(left, right) if isinstance(left, AbstractArray) else UNKNOWN_VALUE
+        if isinstance(left, AbstractArray):
+            return join_values(left, right)
+        if (is_bool(right) or isinstance(right, KnownTruth)) and truth(right) is (not is_and):
+            # A condition the right side decides: ``self.training and self.drop > 0`` with
+            # the drop 0 is false whatever self.training is (but not surely the bool False).
+            return KnownTruth(not is_and)
+        return UNKNOWN_VALUE
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
         value = self.eval(node.expression)
