@@ -342,3 +342,46 @@ def test_a_caller_forwarding_its_own_optional_parameter_keeps_the_callee_branch(
     """
     assert codes(source) == [(18, "SC111")]
     assert isinstance(run(source), IndexError)
+
+
+def test_past_the_specialization_budget_a_method_of_another_instance_is_unknown():
+    # diffusers hunyuan_video: the encoder built with out_channels=16 is a different instance
+    # from the one its class was summarized with (the constructor's defaults, 3): once the
+    # budget is spent, the summary's 6 channels are not this encoder's 32.
+    calls = "\n".join(f"spent_{i} = widen(torch.zeros({i + 1}))" for i in range(310))
+    source = f"""
+import torch
+from torch import nn
+
+
+def widen(x):
+    return x
+
+
+{calls}
+
+
+class Encoder(nn.Module):
+    def __init__(self, out_channels: int = 3, double_z: bool = True):
+        super().__init__()
+        channels = 2 * out_channels if double_z else out_channels
+        self.conv = nn.Conv2d(4, channels, 1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class Autoencoder(nn.Module):
+    def __init__(self, latent_channels: int = 16):
+        super().__init__()
+        self.encoder = Encoder(out_channels=latent_channels)
+        self.quant_conv = nn.Conv2d(2 * latent_channels, 2 * latent_channels, 1)
+
+    def forward(self, x):
+        return self.quant_conv(self.encoder(x))
+
+
+y = Autoencoder()(torch.zeros(1, 4, 8, 8))
+"""
+    assert codes(source) == []
+    assert run(source) is None

@@ -204,6 +204,11 @@ class Functions:
         values = list(args) + [kwargs[k] for k in sorted(kwargs)]
         if key not in self.summaries:
             if self.specializations >= MAX_SPECIALIZATIONS:
+                summarized = self.summary_selves.get(id(func))
+                if isinstance(summarized, InstanceValue) and args and args[0] is not summarized:
+                    # The summary ran on the class's own instance, built with the
+                    # constructor's defaults; this one may be built otherwise.
+                    return UNKNOWN_VALUE
                 return self.function_summary(func)
             self.specializations += 1
             self.capture.append({})
@@ -235,6 +240,7 @@ class Functions:
             return UNKNOWN_VALUE
         self.analyzed.add(id(func))
         self.summaries[key] = UNKNOWN_VALUE
+        self.summary_selves[id(func)] = self_value
         args = [self_value] if self_value is not None else []
         saved_no_grad, self.no_grad = self.no_grad, 0  # analyzed once, on its own
         saved_own, self.on_its_own = self.on_its_own, True
