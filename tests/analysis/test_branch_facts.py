@@ -385,3 +385,38 @@ y = Autoencoder()(torch.zeros(1, 4, 8, 8))
 """
     assert codes(source) == []
     assert run(source) is None
+
+
+def test_a_classmethod_builds_its_class_and_a_staticmethod_takes_no_self():
+    # diffusers controlnet_xs: cls(base_channels=...) in a classmethod builds the block; with
+    # cls taken for an instance it ran forward with the constructor's keywords instead.
+    source = """
+    import torch
+    from torch import nn
+
+    class Mid(nn.Module):
+        def __init__(self, channels: int):
+            super().__init__()
+            self.proj = nn.Conv2d(channels, channels, 1)
+
+        @classmethod
+        def build(cls, channels):
+            return cls(channels=channels)
+
+        @staticmethod
+        def first_column(x):
+            return x[:, 0]
+
+        def forward(self, base, ctrl=None, apply_control=True):
+            if apply_control:
+                ctrl = torch.cat([ctrl, self.proj(base)], dim=1)
+            return ctrl
+
+        def column(self):
+            return self.first_column(torch.zeros(3))
+
+    mid = Mid.build(4)
+    """
+    assert codes(source) == [(24, "SC111")]  # the static helper, called with a 1-d array
+    assert run(source) is None
+    assert isinstance(run(source + "mid.column()\n"), IndexError)

@@ -71,7 +71,7 @@ from .env import (
     OptimizerValue,
     Scope,
 )
-from .names import BINOPS, BUILTINS, COMPARE, DUNDER
+from .names import BINOPS, BUILTINS, COMPARE, DUNDER, method_kind
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
 
 
@@ -413,11 +413,19 @@ class Expressions:
             if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
                 return ModuleMethod(base, name)
             member = base.cls.members.get(name)
+            if isinstance(member, FunctionValue) and member.node is not None:
+                kind = method_kind(member.node)
+                return member if kind == "static" else \
+                    BoundMethod(member, base.cls if kind == "class" else base)
             if isinstance(member, FunctionValue):
                 return BoundMethod(member, base)
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, ClassValue):
-            return base.members.get(name, UNKNOWN_VALUE)
+            member = base.members.get(name, UNKNOWN_VALUE)
+            if isinstance(member, FunctionValue) and member.node is not None and \
+                    method_kind(member.node) == "class":
+                return BoundMethod(member, base)
+            return member
         if isinstance(base, GeneratorValue):
             return GeneratorMethod(name)
         if isinstance(base, OptimizerValue):

@@ -37,7 +37,7 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
 
 
@@ -415,6 +415,7 @@ class Modules:
         for method in ordered:
             if id(method) in self.analyzed:
                 continue
-            static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-                         for d in method.node.decorators)
-            self.function_summary(method, None if static else prototype)
+            kind = method_kind(method.node)
+            # A classmethod's cls is the class: cls(...) builds an instance, not a forward.
+            self.function_summary(method, None if kind == "static" else
+                                  cls if kind == "class" else prototype)

@@ -90,3 +90,11 @@ AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
 
 CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
 """Methods that change dtype, device or flags and keep the shape (with their arguments)."""
+
+
+def method_kind(node: cst.FunctionDef) -> str:
+    """"static", "class" or "instance": what a method's first parameter receives."""
+    names = {d.decorator.value for d in node.decorators if isinstance(d.decorator, cst.Name)}
+    if "staticmethod" in names:
+        return "static"
+    return "class" if "classmethod" in names else "instance"
