@@ -420,3 +420,49 @@ def test_a_classmethod_builds_its_class_and_a_staticmethod_takes_no_self():
     assert codes(source) == [(24, "SC111")]  # the static helper, called with a 1-d array
     assert run(source) is None
     assert isinstance(run(source + "mid.column()\n"), IndexError)
+
+
+def test_a_rank_one_branch_says_is_not_the_parameter_s_rank():
+    # diffusers vidtok: a norm taking 5-d, 4-d or 3-d input by x.dim() said 5 dims (its
+    # first branch's permute) to every caller, and a 2-d block's conv then failed.
+    source = """
+    import torch
+    from torch import nn
+
+    class ChannelNorm(nn.Module):
+        def __init__(self, dim: int):
+            super().__init__()
+            self.norm = nn.LayerNorm(dim)
+
+        def forward(self, x):
+            if x.dim() == 5:
+                x = x.permute(0, 2, 3, 4, 1)
+                x = self.norm(x)
+                x = x.permute(0, 4, 1, 2, 3)
+            else:
+                x = x.permute(0, 2, 3, 1)
+                x = self.norm(x)
+                x = x.permute(0, 3, 1, 2)
+            return x
+
+    class Block(nn.Module):
+        def __init__(self, channels: int, btype: str = "3d"):
+            super().__init__()
+            self.norm = ChannelNorm(channels)
+            if btype == "2d":
+                self.conv = nn.Conv2d(channels, channels, 3, padding=1)
+                self.shortcut = nn.Conv2d(channels, channels, 1)
+            else:
+                self.conv = nn.Conv3d(channels, channels, 3, padding=1)
+                self.shortcut = nn.Conv3d(channels, channels, 1)
+
+        def forward(self, x):
+            hidden_states = x
+            hidden_states = self.norm(hidden_states)
+            hidden_states = self.conv(hidden_states)
+            return self.shortcut(x) + hidden_states
+
+    y = Block(8, btype="2d")(torch.ones(1, 8, 4, 4))
+    """
+    assert codes(source) == []
+    assert run(source) is None

@@ -70,6 +70,7 @@ from .env import (
     OptimizerMethod,
     OptimizerValue,
     Scope,
+    join_refinements,
 )
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER, method_kind
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
@@ -258,7 +259,14 @@ class Expressions:
         decided = truth(self.eval(node.test))
         if decided is not None:  # ``a + b if self.use_residual else b``: one side never runs
             return self.eval(node.body if decided else node.orelse)
-        return join_values(self.eval(node.body), self.eval(node.orelse))
+        before = self.frame.refinements
+        sides, refinements = [], []
+        for side in (node.body, node.orelse):
+            self.frame.refinements = dict(before)
+            sides.append(self.eval(side))
+            refinements.append(self.frame.refinements)
+        self.frame.refinements = join_refinements(before, refinements)
+        return join_values(*sides)
 
     def expr_Lambda(self, node: cst.Lambda) -> Value:
         return UNKNOWN_VALUE

@@ -27,7 +27,7 @@ from ..values import (
     truth,
 )
 from .context import callee_name, disables_grad, expects_failure
-from .env import Frame, Scope, is_informative, join_envs, same_env, widen
+from .env import Frame, Scope, is_informative, join_envs, join_refinements, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 
@@ -196,17 +196,23 @@ class Statements:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
         effects_before = self.effect_state()
+        refinements_before = self.frame.refinements
         results = []
         effects = []
+        refinements = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
+            self.frame.refinements = dict(refinements_before)
             self.restore_effects(effects_before)
             self.flow = None
             path()
             effects.append(self.effect_state())
+            if self.flow != "raise":
+                refinements.append(self.frame.refinements)
             if self.flow in (None, "continue", "break"):
                 results.append((self.frame.scope.vars, self.flow))
         self.join_effects(effects)
+        self.frame.refinements = join_refinements(refinements_before, refinements)
         if not results:
             self.frame.scope.vars = vars_before
             self.flow = "return"
