@@ -466,3 +466,28 @@ def test_a_rank_one_branch_says_is_not_the_parameter_s_rank():
     """
     assert codes(source) == []
     assert run(source) is None
+
+
+def test_a_rank_taken_from_an_index_is_no_ground_for_an_error_inside_a_sequential():
+    # diffusers allegro: a static helper indexes hidden_states[:, :, 0:1] (taken as 3-d), and
+    # a Sequential of GroupNorm and Conv3d then got the norm's output as a known 3-d array.
+    source = """
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, dim: int):
+            super().__init__()
+            self.conv = nn.Sequential(nn.GroupNorm(4, dim), nn.SiLU(), nn.Conv3d(dim, dim, 1))
+
+        @staticmethod
+        def pad_time(hidden_states: torch.Tensor) -> torch.Tensor:
+            return torch.cat((hidden_states[:, :, 0:1], hidden_states), dim=2)
+
+        def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
+            return self.conv(self.pad_time(hidden_states))
+
+    y = Block(8)(torch.ones(1, 8, 3, 4, 4))
+    """
+    assert codes(source) == []
+    assert run(source) is None
