@@ -270,6 +270,24 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
                       (digest, kept))
 
 
+def file_binds(path: str, name: str) -> bool:
+    """Whether a top-level statement of the file at ``path`` binds ``name``.
+
+    ``from pkg import name`` gives the package's own binding when its ``__init__``
+    makes one (``from .conv import conv`` rebinds the submodule's name to the
+    function), and the submodule only otherwise.
+    """
+    try:
+        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            return False
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    outline = _outline(data, content_digest(data))
+    return outline is not None and any(name in binds for _, _, binds, _ in outline[1])
+
+
 def _is_package(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "__init__.py"))
 
@@ -358,4 +376,5 @@ class ImportResolver:
 
 
 __all__ = ["MAX_IMPORT_DEPTH", "MAX_IMPORTED_MODULES", "ImportResolver", "ParsedFile", "Target",
+           "file_binds",
            "content_digest", "file_digest", "read_project_file"]

@@ -285,11 +285,17 @@ class FunctionValue:
 
 @dataclass(frozen=True, eq=False)
 class ClassValue:
+    """A class of the analyzed code. ``bases`` are what its bases evaluated to (what
+    ``super()`` reaches); ``layer_kind`` names the torch.nn layer it derives from, directly
+    or through a base of the code (``class LayerNorm2d(nn.LayerNorm)``)."""
+
     node: Any = field(repr=False)
     name: str = ""
     scope: Any = field(default=None, repr=False)
     members: dict = field(default_factory=dict, repr=False)
     is_nn_module: bool = False
+    bases: tuple = field(default=(), repr=False)
+    layer_kind: str | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,18 +26,20 @@ from .calls import Calls
 from .constraints import Constraints
 from .context import Context, Step
 from .creation import Creation
+from .dicts import Dicts
 from .effects import Effects
 from .env import Scope
 from .expressions import Expressions
 from .functions import Functions
 from .imported import ImportSession, ProjectImports
+from .inplace import InPlace
 from .modules import Modules
 from .opcalls import OpGateway
 from .statements import Statements
 
 
 class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
-                  Effects, Constraints):
+                  Effects, Constraints, Dicts, InPlace):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import libcst as cst
 import numpy as np
 
-from ...runtime import dtypes as rt_dtypes
+from ...runtime.creation import CREATORS
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
 from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
 from ...runtime.nn import FUNCTIONAL_LOSSES
-from ...runtime.creation import CREATORS
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
-from ...runtime.verdicts import ShapeError
 from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
@@ -40,8 +39,10 @@ from ..values import (
     join_values,
     shape_value,
 )
-from .effects import NOT_DATA_WRITES
 from .env import (
+    LAYER_ATTR,
+    StrMethod,
+    LayerSuperMethod,
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
@@ -54,7 +55,6 @@ from .env import (
     PartialValue,
 )
 from .names import (
-    AUG_LABEL,
     CONVERSIONS,
     LIST_MUTATORS,
     NON_MUTATING_BUILTINS,
@@ -64,7 +64,7 @@ from .names import (
     STATE_REGISTRARS,
     UNMODELED_KWARGS,
 )
-from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
+from .operands import FAIL, array_arg, dtype_from, to_arg
 
 # math's functions of numbers: those that answer an int, and those that answer a float.
 _MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
@@ -91,6 +91,36 @@ _NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 def _sizes_of(sizes: TupleValue) -> tuple:
     """``(batch_size, 4)`` as sizes, the ones nobody knows unknown."""
     return tuple(item.value if isinstance(item, IntValue) else UNKNOWN for item in sizes.items)
+
+
+def _any_all(name: str, items: Value) -> Value:
+    """any/all of known bools: a tuple or list literal exactly; a comprehension, whose one
+    element stands for every item (there may be none), when the empty case agrees."""
+    def known(value: Value) -> bool | None:
+        return value.value if isinstance(value, ConstValue) and isinstance(value.value, bool) else None
+
+    if isinstance(items, TupleValue):
+        values = [known(item) for item in items.items]
+        if None in values:
+            return UNKNOWN_VALUE
+        return ConstValue(any(values) if name == "any" else all(values))
+    if isinstance(items, Iterable):
+        value = known(items.element)
+        if name == "any" and value is False or name == "all" and value is True:
+            return ConstValue(value)
+    return UNKNOWN_VALUE
+
+
+def _str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
+    """``"Same".lower()``: the method run on the constant with constant str/int arguments."""
+    if kwargs or not all(isinstance(a, ConstValue) and isinstance(a.value, str) or
+                         isinstance(a, IntValue) and isinstance(a.value, int) for a in args):
+        return UNKNOWN_VALUE
+    try:
+        answer = getattr(method.text, method.name)(*(a.value for a in args))
+    except (TypeError, ValueError):
+        return UNKNOWN_VALUE
+    return ConstValue(answer)
 
 
 def _assumed(value: Value) -> bool:
@@ -136,6 +166,9 @@ class Calls:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
+        edited = self.dict_edit(node, args, kwargs)
+        if edited is not None:
+            return edited
         self.forget_mutated_lists(node, func, args, kwargs)
         self.register_module_state(node, args)
         if splatted and not starred and isinstance(func, ModuleRef):
@@ -183,7 +216,8 @@ class Calls:
                                             or func.qualname in NON_MUTATING_BUILTINS):
             return
         for arg in node.args:
-            self.forget_list(arg.value)
+            if not arg.star:  # f(*rows) and f(**kwargs) hand the callee new containers
+                self.forget_list(arg.value)
 
     def register_module_state(self, node: cst.Call, args: list) -> None:
         """``self.register_buffer("bias", t)`` / ``register_parameter`` make ``self.bias`` that tensor."""
@@ -286,7 +320,14 @@ class Calls:
                 forward = func.cls.members.get("__call__")
             if isinstance(forward, FunctionValue):
                 return self.call_function(forward, [func] + args, kwargs, node)
+            layer = func.attrs.get(LAYER_ATTR)
+            if isinstance(layer, LayerValue):  # a torch layer's subclass that keeps its forward
+                return self.call_layer(node, layer, args, kwargs, arg_nodes)
             return UNKNOWN_VALUE
+        if isinstance(func, LayerSuperMethod):
+            return self.call_layer_super(node, func, args, kwargs, arg_nodes)
+        if isinstance(func, StrMethod):
+            return _str_method(func, args, kwargs)
         if isinstance(func, LayerValue):
             return self.call_layer(node, func, args, kwargs, arg_nodes)
         if isinstance(func, GeneratorMethod):
@@ -340,6 +381,10 @@ class Calls:
         return UNKNOWN_VALUE
 
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "isinstance" and len(args) == 2:
+            return self.isinstance_of(*args)
+        if name in ("any", "all") and len(args) == 1 and not kwargs:
+            return _any_all(name, args[0])
         if name == "dict":
             return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:
@@ -366,8 +411,13 @@ class Calls:
             if isinstance(value, AbstractArray):
                 return self.listed_rows(value, name == "list")
             return UNKNOWN_VALUE
-        if name == "int" and args and isinstance(args[0], IntValue):
-            return args[0]
+        if name == "int" and len(args) == 1 and not kwargs:
+            if isinstance(args[0], IntValue):
+                return args[0]
+            known = args[0].value if isinstance(args[0], ConstValue) else None
+            if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known):
+                return IntValue(int(known))
+            return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
         if name == "float" and len(args) == 1 and not kwargs:
             # float('-inf'), float(3): a conversion of a known constant, nothing runs.
             known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
@@ -385,7 +435,7 @@ class Calls:
         if name == "abs" and args and isinstance(args[0], AbstractArray):
             return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
         if name == "super":
-            return UNKNOWN_VALUE
+            return self.super_value(args)
         return UNKNOWN_VALUE
 
     def element_of(self, value: Value) -> Value:
@@ -601,6 +651,10 @@ class Calls:
             return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
         if name in ("item", "tolist", "data_ptr", "is_contiguous"):
             return UNKNOWN_VALUE
+        spec = self.reshaping_spec(array, name)
+        if spec is not None:  # x.unsqueeze_(2), a.resize(s); of a guess, maybe img.resize(s)
+            return UNKNOWN_VALUE if self.library_unsure(array) and spec.library == "numpy" \
+                else self.reshape_in_place(node, array, spec, args, kwargs, arg_nodes)
         if name in ("copy_",):
             if args:
                 self.inplace_op(node, array, node.func.value, "copy_", [(args[0], arg_nodes[0])],
@@ -759,50 +813,6 @@ class Calls:
             values, indices = out.items
             out = TupleValue((values, replace(indices, dtype="int64")))
         return out
-
-    def inplace_op(self, node, target: AbstractArray, target_node, op: str, others: list,
-                   name: str, kwargs: dict | None = None) -> None:
-        """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
-        if name not in NOT_DATA_WRITES:
-            if not name.startswith("__"):
-                self.check_write_to_copy(target_node, node, f".{name}()")
-            elif isinstance(target_node, cst.Subscript):  # x[i] += 1 is x[i]'s own setitem
-                self.check_write_to_copy(target_node.value, node, "assignment")
-            self.write(target, node, target_node,
-                       "augmented assignment" if name.startswith("__") else f".{name}()",
-                       tuple(v for v, _ in others))
-        if target.shape is None:
-            return
-        dialect = self.dialect_for(target.library)
-        args = [self.to_arg(v) for v, _ in others]
-        if any(a is FAIL for a in args) or any(
-                isinstance(v, AbstractArray) and v.shape is None for v, _ in others):
-            return
-        operands = [(target, target_node)] + others
-        label = name if not name.startswith("__") else AUG_LABEL.get(name, name)
-        self.inplace_call = True
-        try:
-            result = self._apply_inplace(name, dialect, target, args, kwargs, node, operands, label)
-        finally:
-            self.inplace_call = False
-        if result is None:
-            return
-        other = others[0][0] if others else None
-        base_op = op.rstrip("_") if not op.startswith("__") else op
-        if name in ("copy_",) or other is None:
-            return
-        result_dtype = rt_dtypes.op_result_type(base_op, target.dtype, dtype_of(other), dialect,
-                                                ndim_of(target), ndim_of(other))
-        try:
-            rt_dtypes.inplace_dtype(target.dtype, result_dtype, op=base_op, dialect=dialect)
-        except ShapeError as err:
-            self.report_error(err, node, operands, label, dialect, None)
-
-    def _apply_inplace(self, name, dialect, target, args, kwargs, node, operands, label):
-        return self.apply(name, dialect, (array_arg(target),) + tuple(args), {
-            k: a for k, a in ((k, self.to_arg(v)) for k, v in (kwargs or {}).items())
-            if a is not FAIL}, node, operands, label)
-
 
 def with_dtypes(out: Value, dtypes: tuple | str | None) -> Value:
     """The op table's dtypes for a call's outputs (runtime/optable.py, result_dtypes): one for

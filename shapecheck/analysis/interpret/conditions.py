@@ -28,6 +28,7 @@ from ..values import (
     Value,
     is_bool,
 )
+from .dicts import dict_contains
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -112,15 +113,15 @@ def membership(needle: Value, container: Value, negated: bool) -> Value:
     """``needle in container`` (``not in`` when ``negated``) for a tuple or list of known
     items, a dict literal's keys, or a str."""
     decided = None
-    if isinstance(container, TupleValue):
+    contained = dict_contains(needle, container)
+    if contained is not None:
+        decided = contained.value
+    elif isinstance(container, TupleValue):
         answers = [compare("eq", needle, item) for item in container.items]
         if ConstValue(True) in answers:
             decided = True
         elif all(a == ConstValue(False) for a in answers):
             decided = False
-    elif isinstance(container, DictValue) and isinstance(needle, ConstValue) and \
-            isinstance(needle.value, str):
-        decided = container.get(needle.value) is not None
     elif isinstance(container, ConstValue) and isinstance(container.value, str) and \
             isinstance(needle, ConstValue) and isinstance(needle.value, str):
         decided = needle.value in container.value

@@ -173,24 +173,30 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
     # ------------------------------------------------------------------ events
 
     def write(self, target: Value, node: cst.CSTNode, writer: cst.CSTNode | None,
-              op: str, reads: tuple = ()) -> None:
-        """``target`` is written in place at ``node``, computed from the values ``reads``."""
+              op: str, reads: tuple = (), elements: bool = True) -> None:
+        """``target`` is written in place at ``node``, computed from the values ``reads``.
+
+        ``elements`` False: the op changes the array's own shape, not its elements
+        (``unsqueeze_``, ``t_``): no alias sees new values (SC304, SC306), but autograd counts
+        an in-place op (SC307) and a caller's array changes all the same (SC305)."""
         if not isinstance(target, AbstractArray) or target.alias is None:
             return
-        self.check_write_target(target, node, op)
+        if elements:
+            self.check_write_target(target, node, op)
         for value in reads:
             self.check_overlap(target, value, node)
         storage = target.alias.storage
         if storage is None:
             return
-        version = self.versions.get(storage.id, 0) + 1
-        self.versions[storage.id] = version
         writer_var = writer_name(writer)
-        self.writes[storage.id] = self.writes.get(storage.id, ()) + (
-            (version, writer_var, target.alias.layout, node),)
+        if elements:
+            version = self.versions.get(storage.id, 0) + 1
+            self.versions[storage.id] = version
+            self.writes[storage.id] = self.writes.get(storage.id, ()) + (
+                (version, writer_var, target.alias.layout, node),)
         if storage.param is not None and target.alias.view != "maybe":
             self.param_writes.setdefault(storage.id, (node, ()))
-        if target.alias.view == "maybe" and writer_var is not None:
+        if elements and target.alias.view == "maybe" and writer_var is not None:
             self.maybe_writes[storage.id] = (node, writer_var)
         if storage.saved_by is not None:
             # The first write after the save is the one that breaks backward.

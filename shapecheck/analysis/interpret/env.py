@@ -42,6 +42,28 @@ class ModuleMethod:
     name: str
 
 
+@dataclass(frozen=True)
+class SuperValue:
+    """``super()`` in a method of ``cls``: the members of its bases, bound to ``instance``."""
+
+    cls: Any
+    instance: Any
+
+
+@dataclass(frozen=True)
+class LayerSuperMethod:
+    """``super().__init__`` / ``super().forward`` of a class derived from the torch.nn layer
+    ``kind``: the first builds the layer the instance is, the second runs it."""
+
+    instance: Any
+    kind: str
+    name: str
+
+
+LAYER_ATTR = "__layer__"
+"""Where an instance of a class derived from a torch.nn layer keeps that layer (a LayerValue)."""
+
+
 @dataclass(frozen=True, eq=False)
 class ArgParserValue:
     """``argparse.ArgumentParser()``: its options' defaults by destination, as added so far."""
@@ -53,6 +75,20 @@ class ArgParserValue:
 class ArgParserMethod:
     parser: ArgParserValue
     name: str
+
+
+@dataclass(frozen=True)
+class StrMethod:
+    """``padding.lower`` of a constant string: a pure method, answered on the constant."""
+
+    text: str
+    name: str
+
+
+STR_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith",
+                         "endswith", "replace", "isdigit", "isalpha", "isnumeric", "title",
+                         "capitalize", "removeprefix", "removesuffix"})
+"""str methods that read only the string and constant arguments (no format, no join)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +159,8 @@ class Frame:
     refinements: dict = field(default_factory=dict)
     """Storage id -> the first refined value of an array of unknown rank (its layer or index
     said its rank): for a parameter, what the caller's argument must be."""
+    function: Any = None
+    """The FunctionValue whose body runs in this frame (None at module level): ``super()``."""
 
 
 class _Flow(Exception):

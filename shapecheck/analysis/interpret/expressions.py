@@ -59,6 +59,10 @@ from .conditions import compare, conjunction, identity, membership
 from .context import Step
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
+    LAYER_ATTR,
+    STR_METHODS,
+    StrMethod,
+    SuperValue,
     ArgParserMethod,
     DictGet,
     ArgParserValue,
@@ -427,7 +431,11 @@ class Expressions:
                     BoundMethod(member, base.cls if kind == "class" else base)
             if isinstance(member, FunctionValue):
                 return BoundMethod(member, base)
+            if member is None and isinstance(base.attrs.get(LAYER_ATTR), LayerValue):
+                return self.layer_attribute(node, base.attrs[LAYER_ATTR], name)
             return member if member is not None else UNKNOWN_VALUE
+        if isinstance(base, SuperValue):
+            return self.super_member(base, name)
         if isinstance(base, ClassValue):
             member = base.members.get(name, UNKNOWN_VALUE)
             if isinstance(member, FunctionValue) and member.node is not None and \
@@ -442,6 +450,8 @@ class Expressions:
             return ArgParserMethod(base, name)
         if isinstance(base, NamespaceValue):
             return dict(base.fields).get(name, UNKNOWN_VALUE)
+        if isinstance(base, ConstValue) and isinstance(base.value, str) and name in STR_METHODS:
+            return StrMethod(base.value, name)
         if isinstance(base, DictValue) and name == "get":
             return DictGet(base)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):

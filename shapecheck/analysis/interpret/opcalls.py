@@ -182,8 +182,10 @@ class OpGateway:
         library = library or base.library
         if result is None:
             return AbstractArray(None, dtype, library, origin)
+        # x.squeeze(2) of a dim that may be 1: the rank the rule assumed is no ground for errors.
+        assumed = base.assumed_rank or any(w.kind == "squeeze-uncertain" for w in result.warnings)
         arrays = [AbstractArray(tuple(shape), dtype, library, origin, explicit_axis=explicit_axis,
-                                requires_grad=base.requires_grad, assumed_rank=base.assumed_rank)
+                                requires_grad=base.requires_grad, assumed_rank=assumed)
                   for shape in result.outputs]
         if len(arrays) == 1:
             return arrays[0]

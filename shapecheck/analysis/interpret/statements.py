@@ -27,6 +27,7 @@ from ..values import (
     truth,
 )
 from .context import callee_name, disables_grad, expects_failure
+from .modules import layer_kind_of
 from .env import Frame, Scope, is_informative, join_envs, join_refinements, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
@@ -39,15 +40,21 @@ def _ends_in_raise(body) -> bool:
 
 
 def _filled_default(node: cst.If) -> str | None:
-    """``if name is None: name = ...`` (no else): the name whose default the body fills in."""
+    """``if name is None: name = ...`` or ``if not name: name = ...`` (no else): the name whose
+    default the body fills in."""
     test = node.test
-    if node.orelse is not None or not isinstance(test, cst.Comparison) or \
-            len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or \
-            not isinstance(test.comparisons[0].operator, cst.Is) or \
-            not (isinstance(test.comparisons[0].comparator, cst.Name) and
-                 test.comparisons[0].comparator.value == "None"):
+    if node.orelse is not None:
         return None
-    name = test.left.value
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and \
+            isinstance(test.expression, cst.Name):
+        name = test.expression.value
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.left, cst.Name) and isinstance(test.comparisons[0].operator, cst.Is) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and \
+            test.comparisons[0].comparator.value == "None":
+        name = test.left.value
+    else:
+        return None
     for statement in node.body.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
@@ -145,11 +152,13 @@ class Statements:
 
     def stmt_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [self.eval(arg.value) for arg in node.bases]
-        is_nn = any(isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
-                    or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
+        layer_kind = next((kind for kind in map(layer_kind_of, bases) if kind is not None), None)
+        is_nn = layer_kind is not None or any(
+            isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
+            or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn)
+                         is_nn_module=is_nn, bases=tuple(bases), layer_kind=layer_kind)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)
@@ -383,9 +392,7 @@ class Statements:
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":
-                    dims = dims_of(value)
-                    self.frame.scope.vars[target.value.value] = owner.derived(
-                        dims, Origin(0, target.value.value, source), dtype=owner.dtype)
+                    self.assign_shape(target, owner, value, source)
                 elif target.attr.value in ("dtype", "strides"):
                     self.frame.scope.vars[target.value.value] = owner.derived(
                         None, owner.origin, dtype=None)
@@ -417,6 +424,8 @@ class Statements:
         self.assign(node.target, result, node)
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
+        if self.dict_store(target, value, source):
+            return
         base = self.eval(target.value)
         self.check_write_to_copy(target.value, source, "assignment")
         if not isinstance(base, AbstractArray):
