@@ -337,3 +337,4 @@ def test_a_squeeze_of_a_dim_that_may_be_one_grounds_no_error():
     assert up(torch.randn(2, 4, 1, 8, 8)).shape == (2, 4, 1, 8, 8)
     with pytest.raises(RuntimeError):
         up(torch.randn(2, 4, 3, 8, 8))
+

@@ -58,6 +58,7 @@ from .names import (
     CONVERSIONS,
     LIST_MUTATORS,
     NON_MUTATING_BUILTINS,
+    OPERATOR_FUNCTIONS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
     SOLVES,
@@ -452,11 +453,21 @@ class Calls:
             return self.row_of(value)
         return UNKNOWN_VALUE
 
+    def operator_call(self, node: cst.Call, name: str, args: list, kwargs: dict,
+                      arg_nodes: list) -> Value:
+        """``operator.mul(x, scale)`` is ``x * scale``: the same binary op, as the code reads."""
+        op = OPERATOR_FUNCTIONS.get(name)
+        if op is None or kwargs or len(args) != 2 or len(arg_nodes) != 2:
+            return UNKNOWN_VALUE
+        return self.binary(node, op, args[0], args[1], arg_nodes[0], arg_nodes[1])
+
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                      arg_nodes: list) -> Value:
         library, _, name = qualname.partition(".")
         if library == "math":
             return _math_result(name, args)
+        if library == "operator":
+            return self.operator_call(node, name, args, kwargs, arg_nodes)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
         if library == "functools":

@@ -695,11 +695,34 @@ class Expressions:
             return UNKNOWN_VALUE
         return UNKNOWN_VALUE
 
+    def matmul_into_matrix(self, node, left: AbstractArray, right: AbstractArray, left_node,
+                           right_node, dialect) -> Value:
+        """``x @ w`` with w a known (k, n) matrix and x of unknown rank: x is (k,) or ends in k
+        (anything else fails), and the product ends in n whatever x's rank. x's last dim is
+        checked when known, and x ends in k from here on."""
+        k, n = right.shape
+        if left.tail:
+            # Any rank of x gives the same verdict on its last dim: run the rule on (?, last).
+            stand_in = replace(left, shape=(UNKNOWN, left.tail[-1]), tail=())
+            result = self.apply("__matmul__", dialect, (self.to_arg(stand_in), self.to_arg(right)),
+                                {}, node, [(stand_in, left_node), (right, right_node)], "'@'")
+            if result is None:
+                return AbstractArray(None, None, left.library, self.origin(node))
+        else:
+            self.refine_tail(left, (k,))
+        dtype = rt_dtypes.op_result_type("matmul", left.dtype, right.dtype, dialect, None, 2)
+        return AbstractArray(None, dtype, self.library_of([left, right]), self.origin(node),
+                             tail=(n,))
+
     def array_binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                      left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
         arrays = [v for v in (left, right) if isinstance(v, AbstractArray)]
         library = self.library_of(arrays)
         dialect = self.dialect_for(library)
+        if op == "matmul" and isinstance(left, AbstractArray) and left.shape is None and \
+                isinstance(right, AbstractArray) and right.shape is not None and \
+                len(right.shape) == 2 and not left.assumed_rank and not right.assumed_rank:
+            return self.matmul_into_matrix(node, left, right, left_node, right_node, dialect)
         if any(isinstance(v, AbstractArray) and v.shape is None for v in (left, right)) or \
                 self.to_arg(left) is FAIL or self.to_arg(right) is FAIL:
             return AbstractArray(None, None, library, self.origin(node))

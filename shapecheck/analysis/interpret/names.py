@@ -92,6 +92,14 @@ CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
 """Methods that change dtype, device or flags and keep the shape (with their arguments)."""
 
 
+OPERATOR_FUNCTIONS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+                      "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+                      "matmul": "matmul", "and_": "bitwise_and", "or_": "bitwise_or",
+                      "xor": "bitwise_xor", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le",
+                      "gt": "gt", "ge": "ge"}
+"""The operator module's two-operand functions, as the binary op each one is."""
+
+
 def method_kind(node: cst.FunctionDef) -> str:
     """"static", "class" or "instance": what a method's first parameter receives."""
     names = {d.decorator.value for d in node.decorators if isinstance(d.decorator, cst.Name)}
