@@ -134,7 +134,8 @@ def _outline(data: bytes, digest: str):
     for stmt in tree.body:
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
         reads = frozenset(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
-        statements.append((first, stmt.end_lineno or stmt.lineno, frozenset(_bound_names(stmt)), reads))
+        statements.append((first, stmt.end_lineno or stmt.lineno, frozenset(_bound_names(stmt)), reads,
+                           isinstance(stmt, (ast.Import, ast.ImportFrom))))
     return _remember(_outlines, digest, (text, tuple(statements)))
 
 
@@ -153,9 +154,17 @@ def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
     wanted, limit = set(names), MAX_IMPORTED_LINES
     while True:
         reads_of_added: set[str] = set()
-        for index, (first, last, binds, reads) in enumerate(statements):
+        for index, (first, last, binds, reads, is_import) in enumerate(statements):
             size = last - first + 1
-            if index in kept or not binds & wanted or size > limit or size > budget:
+            if index in kept or not binds & wanted:
+                continue
+            if is_import:
+                # An import binds names and runs nothing here: ``import torch.nn as nn`` must
+                # not lose to the budget the classes that read it have spent.
+                kept.add(index)
+                reads_of_added |= reads
+                continue
+            if size > limit or size > budget:
                 continue
             kept.add(index)
             budget -= size
@@ -285,7 +294,7 @@ def file_binds(path: str, name: str) -> bool:
     except OSError:
         return False
     outline = _outline(data, content_digest(data))
-    return outline is not None and any(name in binds for _, _, binds, _ in outline[1])
+    return outline is not None and any(name in statement[2] for statement in outline[1])
 
 
 def _is_package(directory: str) -> bool:

@@ -82,11 +82,13 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from . import ops_ordering  # noqa: F401  (registers orderings, arg-reductions and norms)
-from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
-from . import ops_statistics  # noqa: F401  (softmax, quantiles, nan-reductions)
-from . import ops_padding  # noqa: F401  (np.pad, F.pad, repeat_interleave)
-from . import ops_structure  # noqa: F401  (registers stacks, splits, selections, creation)
+from . import (
+    ops_ordering,  # noqa: F401  (registers orderings, arg-reductions and norms)
+    ops_padding,  # noqa: F401  (np.pad, F.pad, repeat_interleave)
+    ops_pointwise,  # noqa: F401  (registers the pointwise family on import)
+    ops_statistics,  # noqa: F401  (softmax, quantiles, nan-reductions)
+    ops_structure,  # noqa: F401  (registers stacks, splits, selections, creation)
+)
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
 from .arguments import dtype_of as _dtype

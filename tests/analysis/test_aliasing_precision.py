@@ -156,3 +156,26 @@ def test_a_loop_that_writes_one_piece_per_pass_and_reads_the_next_is_not_reporte
     assert env["total"] == 4 * (3 * 2 - 2 * 0.5)
     again = TILES.replace("total += blend(tiles[i])", "total += blend(tiles)")
     assert codes(again) == [(18, "SC305")]  # the whole array, written on every pass
+
+
+COPY_FALSE_TEST = """
+import numpy as np
+from numpy.testing import assert_array_equal
+
+def test_array_copy_false():
+    d = np.array([1, 2, 3])
+    e = np.array(d, copy=False)
+    d[1] = 3
+    assert_array_equal(e, [1, 3, 3])
+    assert e[1] == 3
+"""
+
+
+def test_a_snapshot_read_only_by_asserts_tests_the_sharing_on_purpose():
+    # Found on numpy's own tests: the assert checks that e shares d's memory.
+    assert codes(COPY_FALSE_TEST) == []
+    env: dict = {}
+    exec(compile(COPY_FALSE_TEST, "<snippet>", "exec"), env)  # noqa: S102 (our own snippet)
+    env["test_array_copy_false"]()
+    relied_on = COPY_FALSE_TEST.replace("    assert e[1] == 3\n", "    return e.sum()\n")
+    assert codes(relied_on) == [(7, "SC304")]

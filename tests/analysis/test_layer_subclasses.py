@@ -338,3 +338,87 @@ def test_a_squeeze_of_a_dim_that_may_be_one_grounds_no_error():
     with pytest.raises(RuntimeError):
         up(torch.randn(2, 4, 3, 8, 8))
 
+
+
+LAYER_REGISTRY = """
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads=2):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+
+    def forward(self, x):
+        return self.qkv(x)
+
+
+class DiffAttention(Attention):
+    pass
+
+
+LAYERS = {"attn": Attention, "diff": DiffAttention}
+
+
+def create_attn(attn_layer, dim, **kwargs):
+    if isinstance(attn_layer, str):
+        attn_layer = LAYERS[attn_layer]
+    if issubclass(attn_layer, DiffAttention):
+        kwargs["depth"] = 1
+    return attn_layer(dim, **kwargs)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, attn_layer=Attention):
+        super().__init__()
+        self.attn = create_attn(attn_layer, dim)
+        self.out = nn.Linear(OUT_IN, dim)
+
+    def forward(self, x):
+        return self.out(self.attn(x))
+
+
+Block(4)(torch.randn(2, 5, 4))
+"""
+
+
+def test_a_layer_class_handed_to_a_factory_is_the_class_it_builds():
+    """A class passed on as an argument (or left to its default) is what the factory calls;
+    isinstance against str and issubclass against another class of the code decide their
+    branches, so the DiffAttention-only keyword never reaches Attention."""
+    pytest.importorskip("torch")
+    assert findings(LAYER_REGISTRY.replace("OUT_IN", "3 * dim")) == []
+    assert raised_line(LAYER_REGISTRY.replace("OUT_IN", "3 * dim")) is None
+    bad = LAYER_REGISTRY.replace("OUT_IN", "2 * dim")
+    assert [code for _, code in findings(bad)] == ["SC106"]
+    assert raised_line(bad) == line_of(bad, "return self.out(self.attn(x))")
+
+
+def test_an_imported_class_keeps_its_torch_base_when_its_file_is_long(tmp_path):
+    """Only the definitions an import needs are read from another file, within a budget of
+    lines; the imports those definitions read are always kept, or a class derived from
+    nn.LayerNorm after many long ones would lose its base."""
+    package = tmp_path / "layers"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .norms import Norm0, Norm1, LayerNorm\n")
+    # Two classes of 149 lines and LayerNorm's 2 spend the whole budget of 300 lines.
+    long_classes = "".join(
+        f"\n\nclass Norm{i}(nn.Module):\n    def forward(self, x):\n" + "".join(
+            f"        x = x + {j}\n" for j in range(146)) + "        return x\n" for i in range(2))
+    (package / "norms.py").write_text("import torch.nn as nn\n" + long_classes + textwrap.dedent("""
+
+
+        class LayerNorm(nn.LayerNorm):
+            pass
+    """))
+    user = tmp_path / "model.py"
+    user.write_text(textwrap.dedent("""
+        import torch
+        from layers import LayerNorm, Norm0, Norm1
+
+        norm = LayerNorm(8)
+        y = norm(torch.randn(2, 7))
+    """))
+    found = analyze_source(user.read_text(), str(user), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in found] == [(line_of(user.read_text(), "y = norm("), "SC113")]

@@ -22,6 +22,7 @@ import libcst as cst
 from ...runtime.dialects import Dialect, get_dialect
 from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
+from .builtins import Builtins
 from .calls import Calls
 from .constraints import Constraints
 from .context import Context, Step
@@ -39,7 +40,7 @@ from .statements import Statements
 
 
 class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
-                  Effects, Constraints, Dicts, InPlace):
+                  Effects, Constraints, Dicts, InPlace, Builtins):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

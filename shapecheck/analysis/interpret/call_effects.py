@@ -84,7 +84,10 @@ class CallEffects:
             if flag == ConstValue(True) and alias is not None and alias.view == "base" and \
                     alias.storage is not None:
                 self.grad_storages.add(alias.storage.id)
-                return replace(self.with_storage(array, leaf_grad=True), requires_grad=True)
+                leaf = replace(self.with_storage(array, leaf_grad=True), requires_grad=True)
+                if isinstance(receiver, cst.Name) and receiver.value in self.frame.scope.vars:
+                    self.frame.scope.vars[receiver.value] = leaf  # t.requires_grad_() flags t
+                return leaf
             return array
         if name == "backward":
             self.backward(node, array)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import libcst as cst
@@ -26,7 +25,6 @@ from ..values import (
     ClassValue,
     ConstValue,
     DictValue,
-    FloatValue,
     FunctionValue,
     GeneratorValue,
     InstanceValue,
@@ -39,26 +37,26 @@ from ..values import (
     join_values,
     shape_value,
 )
+from .builtins import math_result, str_method
+from .context import checks_values
 from .env import (
     LAYER_ATTR,
-    StrMethod,
-    LayerSuperMethod,
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
     DictGet,
     GeneratorMethod,
     Iterable,
+    LayerSuperMethod,
     ModuleMethod,
-    NamespaceValue,
     OptimizerMethod,
     PartialValue,
+    StrMethod,
 )
 from .names import (
     CONVERSIONS,
     LIST_MUTATORS,
     NON_MUTATING_BUILTINS,
-    OPERATOR_FUNCTIONS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
     SOLVES,
@@ -67,61 +65,14 @@ from .names import (
 )
 from .operands import FAIL, array_arg, dtype_from, to_arg
 
-# math's functions of numbers: those that answer an int, and those that answer a float.
-_MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
-                        "factorial"})
-_MATH_FLOATS = frozenset({"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
-                          "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-                          "erf", "erfc", "gamma", "lgamma", "hypot", "fabs", "fsum", "radians",
-                          "degrees", "copysign", "fmod", "cbrt", "exp2"})
-
-
-def _math_result(name: str, args: list) -> Value:
-    """``math.sqrt(d)`` is a float and ``math.ceil(x)`` an int, whatever d and x are."""
-    if name in _MATH_INTS:
-        return IntValue(UNKNOWN)
-    if name in _MATH_FLOATS:
-        return FloatValue()
-    return UNKNOWN_VALUE
-
-
-# ndarray's methods and attributes: a method outside them says the array is a tensor.
-_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
-
 
 def _sizes_of(sizes: TupleValue) -> tuple:
     """``(batch_size, 4)`` as sizes, the ones nobody knows unknown."""
     return tuple(item.value if isinstance(item, IntValue) else UNKNOWN for item in sizes.items)
 
 
-def _any_all(name: str, items: Value) -> Value:
-    """any/all of known bools: a tuple or list literal exactly; a comprehension, whose one
-    element stands for every item (there may be none), when the empty case agrees."""
-    def known(value: Value) -> bool | None:
-        return value.value if isinstance(value, ConstValue) and isinstance(value.value, bool) else None
-
-    if isinstance(items, TupleValue):
-        values = [known(item) for item in items.items]
-        if None in values:
-            return UNKNOWN_VALUE
-        return ConstValue(any(values) if name == "any" else all(values))
-    if isinstance(items, Iterable):
-        value = known(items.element)
-        if name == "any" and value is False or name == "all" and value is True:
-            return ConstValue(value)
-    return UNKNOWN_VALUE
-
-
-def _str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
-    """``"Same".lower()``: the method run on the constant with constant str/int arguments."""
-    if kwargs or not all(isinstance(a, ConstValue) and isinstance(a.value, str) or
-                         isinstance(a, IntValue) and isinstance(a.value, int) for a in args):
-        return UNKNOWN_VALUE
-    try:
-        answer = getattr(method.text, method.name)(*(a.value for a in args))
-    except (TypeError, ValueError):
-        return UNKNOWN_VALUE
-    return ConstValue(answer)
+# ndarray's methods and attributes: a method outside them says the array is a tensor.
+_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
 
 
 def _assumed(value: Value) -> bool:
@@ -149,6 +100,8 @@ class Calls:
         kwargs: dict[str, Value] = {}
         arg_nodes: list[cst.CSTNode] = []
         starred = splatted = False
+        # assert_array_equal(e, ...) reads e to test what a write did, as an assert does.
+        saved_assert, self.in_assert = self.in_assert, self.in_assert or checks_values(node.func)
         for arg in node.args:
             value = self.eval(arg.value)
             if arg.star == "*":
@@ -167,6 +120,7 @@ class Calls:
             else:
                 args.append(value)
                 arg_nodes.append(arg.value)
+        self.in_assert = saved_assert
         edited = self.dict_edit(node, args, kwargs)
         if edited is not None:
             return edited
@@ -328,7 +282,7 @@ class Calls:
         if isinstance(func, LayerSuperMethod):
             return self.call_layer_super(node, func, args, kwargs, arg_nodes)
         if isinstance(func, StrMethod):
-            return _str_method(func, args, kwargs)
+            return str_method(func, args, kwargs)
         if isinstance(func, LayerValue):
             return self.call_layer(node, func, args, kwargs, arg_nodes)
         if isinstance(func, GeneratorMethod):
@@ -339,7 +293,7 @@ class Calls:
             self.optimizer_call(node, func.optimizer, func.name)
             return UNKNOWN_VALUE
         if isinstance(func, ArgParserMethod):
-            return self.parser_call(func, args, kwargs)
+            return func.call(args, kwargs)
         if isinstance(func, PartialValue):
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
@@ -352,120 +306,11 @@ class Calls:
             return args[1] if len(args) == 2 else ConstValue(None)
         return UNKNOWN_VALUE
 
-    def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
-        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
-        default under its destination; ``parse_args()`` answers the defaults: a script run
-        without flags, which is one way it certainly runs."""
-        options = method.parser.options
-        if method.name == "add_argument":
-            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
-            dest = kwargs.get("dest")
-            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
-                name = dest.value
-            else:
-                long = [f for f in flags if f.startswith("--")]
-                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
-            if name.isidentifier():
-                default = kwargs.get("default")
-                action = kwargs.get("action")
-                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
-                    default = ConstValue(action.value == "store_false")
-                options[name] = default if default is not None else (
-                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
-            return UNKNOWN_VALUE
-        if method.name == "add_argument_group":
-            return method.parser  # a group's options are the parser's
-        if method.name in ("parse_args", "parse_known_args"):
-            namespace = NamespaceValue(tuple(options.items()))
-            return namespace if method.name == "parse_args" else TupleValue(
-                (namespace, UNKNOWN_VALUE))
-        return UNKNOWN_VALUE
-
-    def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
-        if name == "isinstance" and len(args) == 2:
-            return self.isinstance_of(*args)
-        if name in ("any", "all") and len(args) == 1 and not kwargs:
-            return _any_all(name, args[0])
-        if name == "dict":
-            return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
-        if name == "len" and args:
-            value = args[0]
-            if isinstance(value, TupleValue):
-                return IntValue(len(value.items))
-            if isinstance(value, AbstractArray) and value.shape:
-                return IntValue(value.shape[0])
-            return IntValue(UNKNOWN)
-        if name == "range":
-            for bound in args:
-                self.mark_sized(bound)
-            return Iterable(IntValue(UNKNOWN))
-        if name == "enumerate" and args:
-            return Iterable(TupleValue((IntValue(UNKNOWN), self.element_of(args[0]))))
-        if name == "zip" and args:
-            return Iterable(TupleValue(tuple(self.element_of(a) for a in args)))
-        if name in ("reversed", "sorted", "iter") and args:
-            return Iterable(self.element_of(args[0]))
-        if name in ("tuple", "list") and args:
-            value = args[0]
-            if isinstance(value, TupleValue):
-                return TupleValue(value.items, name == "list")
-            if isinstance(value, AbstractArray):
-                return self.listed_rows(value, name == "list")
-            return UNKNOWN_VALUE
-        if name == "int" and len(args) == 1 and not kwargs:
-            if isinstance(args[0], IntValue):
-                return args[0]
-            known = args[0].value if isinstance(args[0], ConstValue) else None
-            if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known):
-                return IntValue(int(known))
-            return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
-        if name == "float" and len(args) == 1 and not kwargs:
-            # float('-inf'), float(3): a conversion of a known constant, nothing runs.
-            known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
-            if isinstance(known, (str, int, float)) and not isinstance(known, bool):
-                try:
-                    return ConstValue(float(known))
-                except (TypeError, ValueError, OverflowError):
-                    return UNKNOWN_VALUE
-            return FloatValue()  # float(anything) is a float, or raises
-        if name in ("min", "max") and len(args) == 2 and all(isinstance(a, IntValue) for a in args):
-            x, y = args[0].value, args[1].value
-            if isinstance(x, int) and isinstance(y, int):
-                return IntValue(min(x, y) if name == "min" else max(x, y))
-            return IntValue(x if eq(x, y) is True else UNKNOWN)
-        if name == "abs" and args and isinstance(args[0], AbstractArray):
-            return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
-        if name == "super":
-            return self.super_value(args)
-        return UNKNOWN_VALUE
-
-    def element_of(self, value: Value) -> Value:
-        if isinstance(value, Iterable):
-            return value.element
-        if isinstance(value, TupleValue):
-            if not value.items:
-                return UNKNOWN_VALUE
-            out = value.items[0]
-            for item in value.items[1:]:
-                out = join_values(out, item)
-            return out
-        if isinstance(value, AbstractArray):
-            return self.row_of(value)
-        return UNKNOWN_VALUE
-
-    def operator_call(self, node: cst.Call, name: str, args: list, kwargs: dict,
-                      arg_nodes: list) -> Value:
-        """``operator.mul(x, scale)`` is ``x * scale``: the same binary op, as the code reads."""
-        op = OPERATOR_FUNCTIONS.get(name)
-        if op is None or kwargs or len(args) != 2 or len(arg_nodes) != 2:
-            return UNKNOWN_VALUE
-        return self.binary(node, op, args[0], args[1], arg_nodes[0], arg_nodes[1])
-
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                      arg_nodes: list) -> Value:
         library, _, name = qualname.partition(".")
         if library == "math":
-            return _math_result(name, args)
+            return math_result(name, args)
         if library == "operator":
             return self.operator_call(node, name, args, kwargs, arg_nodes)
         if library == "argparse":
@@ -481,9 +326,7 @@ class Calls:
         if qualname.startswith("torch.optim.") and name.rsplit(".", 1)[-1][:1].isupper():
             return self.optimizer(args, kwargs)
         if qualname.startswith("torch.nn.init.") and qualname.endswith("_") and arg_nodes:
-            # nn.init.normal_(emb.weight[ids]) fills a copy that is dropped at once.
-            self.check_write_to_copy(arg_nodes[0], node, f"nn.init.{name.rsplit('.', 1)[-1]}()")
-            return args[0] if args else UNKNOWN_VALUE
+            return self.init_fill(node, name.rsplit(".", 1)[-1], args, arg_nodes)
         if library not in ("numpy", "torch") or qualname.startswith(NOT_NDARRAY_MODULES) or \
                 qualname in NOT_NDARRAY_FUNCS:
             return UNKNOWN_VALUE  # masked arrays, matrices, records: other semantics

@@ -20,7 +20,6 @@ from ..values import (
 )
 from .operands import FAIL, dtype_from, to_arg
 
-
 # Creations whose shape comes from their data, which a dtype may read differently.
 _FROM_DATA = frozenset({"array", "asarray", "asanyarray", "tensor", "as_tensor"})
 

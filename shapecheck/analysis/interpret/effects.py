@@ -29,9 +29,15 @@ from typing import Any
 
 import libcst as cst
 
+from ...runtime import dtypes as rt_dtypes
 from ...runtime import ops as rt_ops
 from ...runtime.dims import format_shape
-from ...runtime.layout import Layout, torch_overlap_status, torch_reads_overwritten
+from ...runtime.layout import (
+    Layout,
+    expands_to,
+    torch_overlap_status,
+    torch_reads_overwritten,
+)
 from ..rules.aliasing import (
     leaf_inplace_message,
     multi_view_inplace_message,
@@ -184,7 +190,7 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         if elements:
             self.check_write_target(target, node, op)
         for value in reads:
-            self.check_overlap(target, value, node)
+            self.check_overlap(target, value, node, op)
         storage = target.alias.storage
         if storage is None:
             return
@@ -257,9 +263,11 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             else:
                 return
 
-    def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode) -> None:
+    def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode,
+                      op: str = "") -> None:
         """SC303: torch refuses an in-place op whose input partially overlaps its output, or lets
-        it through unchecked and reads what it has already written."""
+        it through unchecked and reads what it has already written (``op`` says whether a
+        broadcast input is read element-wise: a copy, or a pointwise op)."""
         if not isinstance(read, AbstractArray) or read.alias is None or \
                 written.library != "torch" or read.library != "torch" or \
                 self.dialect_for("torch").legacy:
@@ -268,13 +276,33 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         if a.storage is None or b.storage is None or a.storage.id != b.storage.id or \
                 a.layout is None or b.layout is None:
             return
-        status = torch_overlap_status(a.layout, b.layout)
+        checked = b.layout
+        if op == "assignment" and b.layout.shape != a.layout.shape:
+            # x[...] = v of another shape is a copy from v expanded (a 0-d v is a fill_ with its
+            # value): torch cannot check an expanded input, so it never refuses one.
+            if not b.layout.shape or not expands_to(b.layout.shape, a.layout.shape):
+                return
+            checked = b.layout.expand(a.layout.shape)
+        status = torch_overlap_status(a.layout, checked)
         shapes = (format_shape(a.layout.shape), self.storage_name(a),
                   format_shape(b.layout.shape))
         if status == "partial":
             self.report("SC303", node, overlapping_inplace_message(*shapes), "RuntimeError")
-        elif status == "too_hard" and torch_reads_overwritten(a.layout, b.layout):
+        elif status == "too_hard" and self.reads_overwritten(written, op, a, b):
             self.report("SC303", node, unchecked_overlap_message(*shapes))
+
+    def reads_overwritten(self, written: AbstractArray, op: str, a: Alias, b: Alias) -> bool:
+        """An unchecked overlap whose walk certainly reads an element it has already written
+        (``a[:, 1:] = a[:, :-1]``, ``x -= x[:, :1]``). A broadcast input is judged only for a
+        copy or a pointwise op, which read it element by element."""
+        copy = op in ("assignment", ".copy_()")
+        name = op[1:-3] if op.startswith(".") and op.endswith("_()") else None
+        spec = self.lookup(name, self.dialect_for("torch")) if name else None
+        pointwise = copy or op == "augmented assignment" or spec is not None and spec.broadcasts
+        if b.layout.shape != a.layout.shape and not pointwise:
+            return False
+        return torch_reads_overwritten(a.layout, b.layout, rt_dtypes.itemsize(written.dtype),
+                                       copy)
 
     def check_write_target(self, target: AbstractArray, node: cst.CSTNode, op: str) -> None:
         """SC302: the written view is read-only, or reaches one element at several indices."""

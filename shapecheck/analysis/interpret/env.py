@@ -9,12 +9,12 @@ from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
-    Iterable,
     ClassValue,
     ConstValue,
     FunctionValue,
     InstanceValue,
     IntValue,
+    Iterable,
     LayerValue,
     ModuleRef,
     TupleValue,
@@ -75,6 +75,35 @@ class ArgParserValue:
 class ArgParserMethod:
     parser: ArgParserValue
     name: str
+
+    def call(self, args: list, kwargs: dict) -> Value:
+        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
+        default under its destination; ``parse_args()`` answers the defaults: a script run
+        without flags, which is one way it certainly runs."""
+        options = self.parser.options
+        if self.name == "add_argument":
+            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
+            dest = kwargs.get("dest")
+            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
+                name = dest.value
+            else:
+                long = [f for f in flags if f.startswith("--")]
+                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
+            if name.isidentifier():
+                default = kwargs.get("default")
+                action = kwargs.get("action")
+                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
+                    default = ConstValue(action.value == "store_false")
+                options[name] = default if default is not None else (
+                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
+            return UNKNOWN_VALUE
+        if self.name == "add_argument_group":
+            return self.parser  # a group's options are the parser's
+        if self.name in ("parse_args", "parse_known_args"):
+            namespace = NamespaceValue(tuple(options.items()))
+            return namespace if self.name == "parse_args" else TupleValue(
+                (namespace, UNKNOWN_VALUE))
+        return UNKNOWN_VALUE
 
 
 @dataclass(frozen=True)
@@ -172,8 +201,9 @@ def is_informative(value: Value) -> bool:
         return value.shape is not None or bool(value.tail)
     if isinstance(value, IntValue):
         return value.value is not UNKNOWN
-    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue)):
-        return True
+    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue, ClassValue,
+                          FunctionValue, PartialValue)):
+        return True  # a class or a factory handed on (attn_layer=Attention) is what is called
     return False
 
 

@@ -24,6 +24,7 @@ from ...runtime.dims import (
     sym,
 )
 from ...runtime.members import TENSOR_MEMBERS
+from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
@@ -61,12 +62,10 @@ from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     LAYER_ATTR,
     STR_METHODS,
-    StrMethod,
-    SuperValue,
     ArgParserMethod,
-    DictGet,
     ArgParserValue,
     ArrayMethod,
+    DictGet,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
@@ -74,6 +73,8 @@ from .env import (
     OptimizerMethod,
     OptimizerValue,
     Scope,
+    StrMethod,
+    SuperValue,
     join_refinements,
 )
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER, method_kind
@@ -173,6 +174,10 @@ class Expressions:
         if value is not None:
             if isinstance(value, AbstractArray) and value.alias is not None:
                 self.note_read(value, name, node)
+            elif isinstance(value, TupleValue):
+                for item in value.items:  # rows = list(t): reading rows reads the views of t
+                    if isinstance(item, AbstractArray) and item.alias is not None:
+                        self.note_snapshot_read(item.alias, name, node)
             return value
         if name == "None":
             return ConstValue(None)
@@ -422,7 +427,8 @@ class Expressions:
                     # self.f_maps = [] in __init__, filled by other methods: not empty here.
                     return UNKNOWN_VALUE
                 return value
-            if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
+            if base.cls.is_nn_module and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF) and \
+                    name not in base.cls.members:
                 return ModuleMethod(base, name)
             member = base.cls.members.get(name)
             if isinstance(member, FunctionValue) and member.node is not None:
@@ -456,7 +462,7 @@ class Expressions:
             return DictGet(base)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
-        if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
+        if isinstance(base, LayerValue) and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF):
             return ModuleMethod(base, name)
         if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
                 len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values

@@ -276,14 +276,20 @@ class Functions:
         # A callee's argument writes wait for reads in the body that made the call: a pass over
         # this body (standalone, then specialized) starts with none left by an earlier pass.
         saved_calls, self.pending_calls = self.pending_calls, {}
+        self.caller_storages.append((frozenset(), frozenset()))
         try:
             self.bind_params(node, scope, args, kwargs, func, by_call)
+            owner = scope.vars.get("self") if isinstance(func.owner, ClassValue) else None
+            self.caller_storages[-1] = (
+                frozenset(storage_paths(list(scope.vars.values())).values()),
+                frozenset(storage_paths([owner]).values()) if owner is not None else frozenset())
             if isinstance(node.body, cst.IndentedBlock):
                 self.exec_block(node.body.body)
             else:
                 self.exec_block([node.body])
             frame = self.frame
         finally:
+            self.caller_storages.pop()
             self.pending_calls = saved_calls
             self.no_grad -= no_grad
             self.in_assert = saved_assert
@@ -479,11 +485,11 @@ class Functions:
                     # (-1) that callers replace, so the parameter is a size the code names.
                     return IntValue(sym(param.name.value))
                 return default
-            if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
-                    default, ConstValue) and isinstance(default.value, (bool, str)):
+            if isinstance(default, (ModuleRef, PartialValue, ClassValue, FunctionValue)) or \
+                    isinstance(default, ConstValue) and isinstance(default.value, (bool, str)):
                 # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
-                # mode="nearest": a caller that gives no other
-                # value runs the default, as one with no caller does.
+                # mode="nearest", attn_layer=Attention (a class of the code): a caller that
+                # gives no other value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
 

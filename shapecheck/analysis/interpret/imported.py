@@ -26,8 +26,14 @@ import libcst as cst
 
 from ..imports import dotted_name, import_bindings
 from ..positions import NodePositions
-from ..project import (MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, file_binds,
-                       read_project_file)
+from ..project import (
+    MAX_IMPORT_DEPTH,
+    MAX_IMPORTED_MODULES,
+    ImportResolver,
+    Target,
+    file_binds,
+    read_project_file,
+)
 from ..values import UNKNOWN_VALUE, FunctionValue, InstanceValue, ModuleRef, Value
 
 _CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", "standalone_shapes",
@@ -390,10 +396,11 @@ class ProjectImports:
             self.here = previous
 
     def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
-               related: tuple = ()) -> None:
+               related: tuple = (), own: bool = False) -> None:
         if self.quiet:
             return
         if self.here is not self.home:
+            own = False  # another file's line: reported at the call into it, if at all
             if not self.capture:
                 # The other file has this on its own and reports it when it is linted.
                 span = self.span(node)
@@ -406,7 +413,7 @@ class ProjectImports:
             path, line = relocated
             message = message.replace(f"(line {line})", f"({self.display_path(path)}, line {line})", 1)
             related = tuple((path, n) if n == line else (p, n) for p, n in related)
-        super().report(code, node, message, exc_type, related)
+        super().report(code, node, message, exc_type, related, own)
 
     def line(self, node: cst.CSTNode) -> int:
         line = super().line(node)

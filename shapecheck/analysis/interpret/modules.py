@@ -9,11 +9,10 @@ from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.nn import LOSSES
+from ...runtime.nn import LOSSES, is_layer_subclass
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
 from ...runtime.nn import functional_keeps_shape as nn_functional_keeps_shape
-from ...runtime.nn import is_layer_subclass
 from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
@@ -25,6 +24,7 @@ from ...runtime.nn.sizes import (
     trailing_features,
 )
 from ...runtime.verdicts import ShapeError
+from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -43,7 +43,6 @@ from ..values import (
     TupleValue,
     Value,
 )
-from ..imports import canonical
 from .env import LAYER_ATTR, LayerSuperMethod, SuperValue
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
@@ -141,6 +140,8 @@ def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
         return kind is dict
     if isinstance(value, AbstractArray) and not value.maybe_not_array:
         return False
+    if isinstance(value, (ClassValue, FunctionValue, LayerValue)) or layer_kind_of(value) is not None:
+        return False  # a class, a function or a module is no int, str, list...
     return None
 
 
@@ -280,6 +281,32 @@ class Modules:
             return ConstValue(is_layer_subclass(value.kind, target))
         if isinstance(value, InstanceValue):
             return _instance_of(value.cls, classinfo, target)
+        return UNKNOWN_VALUE
+
+    def issubclass_of(self, cls: Value, classinfo: Value) -> Value:
+        """``issubclass(attn_layer, DiffAttention)`` for a class of the code or a torch.nn layer
+        class: decided through the bases, unknown past a base nothing is known of."""
+        if isinstance(classinfo, TupleValue):
+            answers = [self.issubclass_of(cls, item) for item in classinfo.items]
+            if any(isinstance(a, ConstValue) and a.value is True for a in answers):
+                return ConstValue(True)
+            if all(isinstance(a, ConstValue) and a.value is False for a in answers):
+                return ConstValue(False)
+            return UNKNOWN_VALUE
+        layer = None
+        if isinstance(classinfo, ModuleRef):
+            qualname = canonical(classinfo.qualname)
+            name = qualname[len("torch.nn."):]
+            if qualname.startswith("torch.nn.") and (name in NN_LAYERS or name == "Module"):
+                layer = name
+        if isinstance(cls, ClassValue):
+            return _instance_of(cls, classinfo, layer)
+        kind = layer_kind_of(cls)
+        if kind is not None:
+            if layer is not None:
+                return ConstValue(is_layer_subclass(kind, layer))
+            if isinstance(classinfo, ClassValue):
+                return ConstValue(False)  # torch's class derives from no class of the code
         return UNKNOWN_VALUE
 
     def super_value(self, args: list) -> Value:

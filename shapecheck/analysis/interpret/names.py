@@ -16,7 +16,7 @@ MAX_CALL_DEPTH = 4
 BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tuple", "list",
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
-                       "getattr", "hasattr", "map", "all", "any", "dict"})
+                       "getattr", "hasattr", "map", "all", "any", "dict", "issubclass"})
 
 
 BINOPS = {
@@ -67,7 +67,7 @@ LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear
 
 NON_MUTATING_BUILTINS = frozenset({f"builtins.{name}" for name in (
     "len", "tuple", "list", "sorted", "reversed", "enumerate", "zip", "map", "filter", "sum",
-    "min", "max", "any", "all", "isinstance", "print", "repr", "str", "iter", "range", "abs",
+    "min", "max", "any", "all", "isinstance", "issubclass", "print", "repr", "str", "iter", "range", "abs",
     "round", "set", "frozenset", "dict", "hash", "id", "type", "bool", "int", "float")})
 
 

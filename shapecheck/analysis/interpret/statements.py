@@ -27,8 +27,16 @@ from ..values import (
     truth,
 )
 from .context import callee_name, disables_grad, expects_failure
+from .env import (
+    Frame,
+    Scope,
+    is_informative,
+    join_envs,
+    join_refinements,
+    same_env,
+    widen,
+)
 from .modules import layer_kind_of
-from .env import Frame, Scope, is_informative, join_envs, join_refinements, same_env, widen
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 

@@ -28,6 +28,7 @@ from . import (  # noqa: F401  (they register themselves)
 from .base import (
     FUNCTIONAL,
     LAYERS,
+    RETURNS_SELF,
     Layer,
     build,
     functional,
@@ -37,6 +38,5 @@ from .base import (
 )
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
-__all__ = ["FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "Layer", "build", "functional",
-           "functional_keeps_shape", "is_layer_subclass", "keeps_shape",
-           "loss"]
+__all__ = ["FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
+           "functional", "functional_keeps_shape", "is_layer_subclass", "keeps_shape", "loss"]

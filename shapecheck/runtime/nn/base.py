@@ -70,6 +70,12 @@ FUNCTIONAL_KEEPS_SHAPE: set[str] = set()
 """F.<name> whose result has its first input's shape whenever the call succeeds (the norms):
 an analyzer may keep what it knows of that input when other arguments are unknown."""
 
+RETURNS_SELF = frozenset({"to", "cuda", "cpu", "xpu", "float", "double", "half", "bfloat16",
+                          "type", "train", "eval", "apply", "share_memory", "to_empty"})
+"""nn.Module methods that move, cast or switch the module in place and return it (torch's
+docs: "Returns: self"), so ``model = Net().to(device)`` is still the model. requires_grad_ also
+returns it, but with parameters that no longer require grad: not listed."""
+
 
 def register(names, signature, construct, forward, *, keeps_shape: bool = False) -> None:
     for name in ([names] if isinstance(names, str) else names):
@@ -275,6 +281,7 @@ __all__ = [
     "FUNCTIONAL",
     "LAYERS",
     "NOT_GIVEN",
+    "RETURNS_SELF",
     "Layer",
     "LayerSpec",
     "NotModelled",
