@@ -134,12 +134,7 @@ class Calls:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
             return self.unknown_result(func, args)
-        value = self.call(node, func, args, kwargs, arg_nodes)
-        if any(_assumed(v) for v in (*args, *kwargs.values())) or \
-                isinstance(func, ArrayMethod) and func.array.assumed_rank:
-            # Computed from a rank taken from an index: so is the result, whatever made it.
-            value = _marked_assumed(value)
-        return value
+        return self.call(node, func, args, kwargs, arg_nodes)
 
     def made_with_unknown_keywords(self, node: cst.Call, func: ModuleRef, args: list,
                                    kwargs: dict) -> Value | None:
@@ -262,6 +257,11 @@ class Calls:
             # A user function's result is described by the call that produced it.
             if isinstance(value, AbstractArray):
                 value = replace(value, origin=self.origin(node))
+        if any(_assumed(v) for v in (*args, *kwargs.values())) or \
+                isinstance(func, ArrayMethod) and func.array.assumed_rank:
+            # Computed from a rank taken from an index: so is the result, whatever made it (each
+            # layer of a Sequential too).
+            value = _marked_assumed(value)
         return value
 
     def dispatch_call(self, node: cst.Call, func: Value, args: list, kwargs: dict,

@@ -112,6 +112,7 @@ class Context:
         self.deferred: deque = deque()
         self.analyzed: set[int] = set()
         self.summaries: dict[tuple, Value] = {}
+        self.summary_selves: dict[int, Any] = {}  # method -> the instance its summary ran with
         # Per summary key: the parameters whose rank the callee's body said (adopt_refinements).
         self.refined_by: dict[tuple, dict] = {}
         self.last_refinements: dict = {}
