@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
@@ -80,6 +81,30 @@ def test_every_rule_reads_one_list_of_expected_failure_contexts(context):
     plain = code.replace(f"with {context}:", "if True:")
     found = analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())
     assert sorted(f.code for f in found) == ["SC101", "SC302"]
+
+
+@pytest.mark.parametrize("call", ["np.testing.assert_raises(ValueError, bad)",
+                                  "pytest.raises(ValueError, bad)",
+                                  "self.assertRaises(ValueError, bad)"])
+def test_a_function_handed_to_an_expectation_of_failure_is_written_to_fail(call):
+    """numpy's own tests: ``def rs(): b.shape = (10,)`` then ``assert_raises(AttributeError,
+    rs)``. The function runs inside the expectation, as a ``with pytest.raises`` body does."""
+    code = f"""
+    import numpy as np
+    import pytest
+    def case(self):
+        x = np.empty((3, 1))
+        def bad():
+            x[:] = np.arange(3)
+        {call}
+    """
+    assert analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings()) == []
+    plain = code.replace(call, "bad()")
+    assert [f.code for f in analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())] \
+        == ["SC201"]
+    x = np.empty((3, 1))
+    with pytest.raises(ValueError):
+        x[:] = np.arange(3)
 
 
 MODULE = """

@@ -179,3 +179,45 @@ def test_a_snapshot_read_only_by_asserts_tests_the_sharing_on_purpose():
     env["test_array_copy_false"]()
     relied_on = COPY_FALSE_TEST.replace("    assert e[1] == 3\n", "    return e.sum()\n")
     assert codes(relied_on) == [(7, "SC304")]
+
+
+def test_a_name_bound_in_one_pass_of_a_loop_is_not_the_array_the_next_pass_makes():
+    """numpy's chebder: ``c = der`` at the end of a pass, then ``der = np.empty(...)`` and
+    writes into der in the next. The new der is other memory: c is no stale alias of it."""
+    code = """
+    import numpy as np
+
+    def chebder(c, cnt, scl):
+        c = np.array(c, ndmin=1, copy=True)
+        n = len(c)
+        for i in range(cnt):
+            n = n - 1
+            c *= scl
+            der = np.empty((n,) + c.shape[1:], dtype=c.dtype)
+            for j in range(n, 2, -1):
+                der[j - 1] = (2 * j) * c[j]
+                c[j - 2] += (j * c[j]) / (j - 2)
+            if n > 1:
+                der[1] = 4 * c[2]
+            der[0] = c[1]
+            c = der
+        return c
+    """
+    assert analyze_source(textwrap.dedent(code), "t.py") == []
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(code), "t.py", "exec"), namespace)
+    coefficients = [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert np.allclose(namespace["chebder"](coefficients, 2, 1.0),
+                       np.polynomial.chebyshev.chebder(coefficients, 2))
+    # The same loop with a real alias: old is x, and x changes before old is read.
+    stale = """
+    import numpy as np
+
+    def f(k):
+        for i in range(k):
+            x = np.zeros(3)
+            old = x
+            x += 1
+            print(old)
+    """
+    assert [f.code for f in analyze_source(textwrap.dedent(stale), "t.py")] == ["SC304"]

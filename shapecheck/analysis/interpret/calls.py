@@ -38,7 +38,7 @@ from ..values import (
     shape_value,
 )
 from .builtins import math_result, str_method
-from .context import checks_values
+from .context import RAISES_CONTEXTS, callee_name, checks_values
 from .env import (
     LAYER_ATTR,
     ArgParserMethod,
@@ -134,12 +134,7 @@ class Calls:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
             return self.unknown_result(func, args)
-        value = self.call(node, func, args, kwargs, arg_nodes)
-        if any(_assumed(v) for v in (*args, *kwargs.values())) or \
-                isinstance(func, ArrayMethod) and func.array.assumed_rank:
-            # Computed from a rank taken from an index: so is the result, whatever made it.
-            value = _marked_assumed(value)
-        return value
+        return self.call(node, func, args, kwargs, arg_nodes)
 
     def made_with_unknown_keywords(self, node: cst.Call, func: ModuleRef, args: list,
                                    kwargs: dict) -> Value | None:
@@ -244,7 +239,16 @@ class Calls:
             return AbstractArray(None, None, func.array.library)
         return UNKNOWN_VALUE
 
+    def note_expected_failures(self, node: cst.Call, args: list) -> None:
+        """``assert_raises(AttributeError, rs)``, ``pytest.raises(ValueError, f, x)``: the
+        function handed over runs inside the expectation, so its body is expected to fail."""
+        if callee_name(node.func) in RAISES_CONTEXTS:
+            for value in args[1:]:
+                if isinstance(value, FunctionValue) and value.node is not None:
+                    self.expected_to_fail.add(id(value.node))
+
     def call(self, node: cst.Call, func: Value, args: list, kwargs: dict, arg_nodes: list) -> Value:
+        self.note_expected_failures(node, args)
         value = self.dispatch_call(node, func, args, kwargs, arg_nodes)
         value = self.track_call(node, func, args, kwargs, value)
         if isinstance(func, (FunctionValue, BoundMethod, InstanceValue)):
@@ -253,6 +257,11 @@ class Calls:
             # A user function's result is described by the call that produced it.
             if isinstance(value, AbstractArray):
                 value = replace(value, origin=self.origin(node))
+        if any(_assumed(v) for v in (*args, *kwargs.values())) or \
+                isinstance(func, ArrayMethod) and func.array.assumed_rank:
+            # Computed from a rank taken from an index: so is the result, whatever made it (each
+            # layer of a Sequential too).
+            value = _marked_assumed(value)
         return value
 
     def dispatch_call(self, node: cst.Call, func: Value, args: list, kwargs: dict,

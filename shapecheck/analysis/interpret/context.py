@@ -112,6 +112,7 @@ class Context:
         self.deferred: deque = deque()
         self.analyzed: set[int] = set()
         self.summaries: dict[tuple, Value] = {}
+        self.summary_selves: dict[int, Any] = {}  # method -> the instance its summary ran with
         # Per summary key: the parameters whose rank the callee's body said (adopt_refinements).
         self.refined_by: dict[tuple, dict] = {}
         self.last_refinements: dict = {}
@@ -126,6 +127,12 @@ class Context:
         self.default_library: str | None = None
         self.array_libraries: set[str] = set()  # numpy / torch, as the file imports them
         self.caught: list[set] = []
+        # Nodes that made new memory, and how often the memory of one was made anew while a
+        # name still held the last (effects.fresh_storage_id).
+        self.made_at: set[int] = set()
+        self.storage_generations: dict[int, int] = {}
+        # Functions handed to assert_raises / pytest.raises (node ids): written to fail.
+        self.expected_to_fail: set[int] = set()
         self.trailing_shapes, self.standalone_shapes = (
             shape_comments(source) if "shape:" in source else ({}, {}))
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())

@@ -64,6 +64,15 @@ SELECTIONS = frozenset({"index_select", "masked_select", "take", "take_along_dim
 NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "detach_"})
 
 
+def _holds_storage(value: Value, storage_id: int) -> bool:
+    if isinstance(value, AbstractArray):
+        return value.alias is not None and value.alias.storage is not None and \
+            value.alias.storage.id == storage_id
+    if isinstance(value, TupleValue):
+        return any(_holds_storage(item, storage_id) for item in value.items)
+    return False
+
+
 class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
     """Alias facts for every array the walk makes, and the write events."""
 
@@ -85,7 +94,7 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             value = replace(value, assumed_rank=True)
         certain = not arrays or any(o.alias is None or o.alias.storage is None
                                     or o.alias.storage.is_array for o in arrays)
-        storage = Storage(id(node), what, leaf_grad=leaf_grad, is_array=certain)
+        storage = Storage(self.fresh_storage_id(node), what, leaf_grad=leaf_grad, is_array=certain)
         if what in ALLOCATORS:
             self.workspaces.add(storage.id)
         if leaf_grad:
@@ -97,6 +106,23 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             o.alias.deps for o in operands if isinstance(o, AbstractArray) and o.alias is not None
             and not self.no_grad))
         return replace(value, alias=Alias(storage, "base", layout, contiguous=True, deps=deps))
+
+    def fresh_storage_id(self, node: cst.CSTNode) -> int:
+        """The storage of new memory made at ``node``: the same each time the node runs, so
+        a loop walked again or a function analyzed again makes the same storage, unless a
+        name still holds what the node made before (``c = der`` in one pass of a loop, then
+        ``der = np.empty(...)`` in the next): that was other memory."""
+        made = id(node)
+        if made not in self.made_at:
+            self.made_at.add(made)
+            return made
+        generation = self.storage_generations.get(made, 0)
+        current = made if not generation else hash((made, generation))
+        if any(_holds_storage(value, current) for value in self.frame.scope.vars.values()):
+            generation += 1
+            self.storage_generations[made] = generation
+            return hash((made, generation))
+        return current
 
     def as_view(self, value: Value, base: AbstractArray, kind: str,
                 layout: Layout | None = None) -> Value:

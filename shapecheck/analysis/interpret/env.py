@@ -250,6 +250,20 @@ def join_envs(a: dict, b: dict) -> dict:
     return out
 
 
+def join_refinements(before: dict, outcomes: list[dict]) -> dict:
+    """The ranks the paths of a branch all said (those that raise say nothing: the call fails
+    on them anyway). ``if x.dim() == 5: x.permute(0, 2, 3, 4, 1)`` says 5 dims on one path
+    only, and the caller's array may have 4."""
+    if not outcomes:
+        return before
+    agreed = dict(before)
+    for key, value in outcomes[0].items():
+        if key not in agreed and all(key in other and other[key] == value
+                                     for other in outcomes[1:]):
+            agreed[key] = value
+    return agreed
+
+
 def same_env(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False

@@ -376,18 +376,19 @@ class ProjectImports:
 
     # --- running bodies of other files ------------------------------------------------
 
-    def analyze_function(self, func: FunctionValue, args: list, kwargs: dict) -> Value:
+    def analyze_function(self, func: FunctionValue, args: list, kwargs: dict,
+                         by_call: bool) -> Value:
         session = self.session
         target = session.contexts.get(id(_module_scope(func.scope))) if session is not None else None
         if target is None or target is self.here:
-            return super().analyze_function(func, args, kwargs)
+            return super().analyze_function(func, args, kwargs, by_call)
         previous = self.here
         previous.save(self)
         target.load(self)
         self.here = target
         coverage, self.coverage = self.coverage, None  # the other file's expressions are its own
         try:
-            return super().analyze_function(func, args, kwargs)
+            return super().analyze_function(func, args, kwargs, by_call)
         finally:
             self.coverage = coverage
             target.save(self)

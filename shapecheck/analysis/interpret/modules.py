@@ -44,7 +44,7 @@ from ..values import (
     Value,
 )
 from .env import LAYER_ATTR, LayerSuperMethod, SuperValue
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
 
 
@@ -573,7 +573,7 @@ class Modules:
                 self.standalone(init)
             self.capture.append({})
             try:
-                self.analyze_function(init, [instance] + args, kwargs)
+                self.analyze_function(init, [instance] + args, kwargs, by_call=True)
             finally:
                 captured = self.capture.pop()
             if node is not None:
@@ -595,7 +595,7 @@ class Modules:
         self.specializations += 1
         self.capture.append({})
         try:
-            self.analyze_function(forward, [instance], {})
+            self.analyze_function(forward, [instance], {}, by_call=False)
         finally:
             captured = self.capture.pop()
         self.emit_at_call(node, f"{cls.name}.forward", captured)
@@ -614,6 +614,7 @@ class Modules:
         for method in ordered:
             if id(method) in self.analyzed:
                 continue
-            static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-                         for d in method.node.decorators)
-            self.function_summary(method, None if static else prototype)
+            kind = method_kind(method.node)
+            # A classmethod's cls is the class: cls(...) builds an instance, not a forward.
+            self.function_summary(method, None if kind == "static" else
+                                  cls if kind == "class" else prototype)

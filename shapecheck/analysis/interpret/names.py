@@ -98,3 +98,11 @@ OPERATOR_FUNCTIONS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div"
                       "xor": "bitwise_xor", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le",
                       "gt": "gt", "ge": "ge"}
 """The operator module's two-operand functions, as the binary op each one is."""
+
+
+def method_kind(node: cst.FunctionDef) -> str:
+    """"static", "class" or "instance": what a method's first parameter receives."""
+    names = {d.decorator.value for d in node.decorators if isinstance(d.decorator, cst.Name)}
+    if "staticmethod" in names:
+        return "static"
+    return "class" if "classmethod" in names else "instance"

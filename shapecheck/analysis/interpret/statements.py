@@ -24,9 +24,18 @@ from ..values import (
     TupleValue,
     Value,
     dims_of,
+    truth,
 )
 from .context import callee_name, disables_grad, expects_failure
-from .env import Frame, Scope, is_informative, join_envs, same_env, widen
+from .env import (
+    Frame,
+    Scope,
+    is_informative,
+    join_envs,
+    join_refinements,
+    same_env,
+    widen,
+)
 from .modules import layer_kind_of
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
@@ -180,13 +189,11 @@ class Statements:
             # unknown either way, so nothing is lost by following the default.)
             self.exec_block(node.body.body)
             return
-        test = self.eval(node.test)
-        if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
-                (isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                        cst.BooleanOperation)) or isinstance(node.test, cst.Call)
-                 and callee_name(node.test.func) in ("isinstance", "issubclass", "any", "all")):
-            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
-            if test.value:
+        decided = truth(self.eval(node.test))
+        if decided is not None:
+            # A test the known values decide (x.ndim == 2, self.use_residual, mask is None):
+            # one path only.
+            if decided:
                 self.exec_block(node.body.body)
             elif node.orelse:
                 self.exec_orelse(node.orelse)
@@ -206,17 +213,23 @@ class Statements:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
         effects_before = self.effect_state()
+        refinements_before = self.frame.refinements
         results = []
         effects = []
+        refinements = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
+            self.frame.refinements = dict(refinements_before)
             self.restore_effects(effects_before)
             self.flow = None
             path()
             effects.append(self.effect_state())
+            if self.flow != "raise":
+                refinements.append(self.frame.refinements)
             if self.flow in (None, "continue", "break"):
                 results.append((self.frame.scope.vars, self.flow))
         self.join_effects(effects)
+        self.frame.refinements = join_refinements(refinements_before, refinements)
         if not results:
             self.frame.scope.vars = vars_before
             self.flow = "return"
@@ -235,7 +248,10 @@ class Statements:
             self.exec_block(node.orelse.body.body)
 
     def stmt_While(self, node: cst.While) -> None:
-        self.eval(node.test)
+        if truth(self.eval(node.test)) is False:  # the body never runs
+            if node.orelse is not None:
+                self.exec_block(node.orelse.body.body)
+            return
         self.loop(lambda: self.eval(node.test), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)
