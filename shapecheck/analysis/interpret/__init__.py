@@ -60,6 +60,8 @@ def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
     """
     interp = Interpreter(module, source, path, settings)
     interp.coverage = coverage
+    if coverage is not None:
+        coverage.attach(interp)
     if os.path.isfile(path):
         session = ImportSession(path, getattr(settings, "project_root", None))
         interp.start_imports(session)

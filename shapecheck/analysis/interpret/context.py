@@ -218,10 +218,11 @@ class Context:
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
     def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
-               related: tuple = (), own: bool = False) -> None:
+               related: tuple = (), own: bool = False, fix: Any = None) -> None:
         """``own``: the finding is the analyzed function's alone, whatever its arguments (it
         reads an array it made itself): kept at its own line even inside a specialization,
-        where other findings wait to be reported at the call that gave the arguments."""
+        where other findings wait to be reported at the call that gave the arguments.
+        ``fix``: a certain rewrite (findings.Fix, made by analysis/fixes.py)."""
         if self.suppress:
             return
         if exc_type is not None and any(_catches(c, exc_type) for c in self.caught):
@@ -240,11 +241,11 @@ class Context:
             if key not in sink:
                 sink[key] = (Finding(path=self.path, span=span, code=code, name=spec.name,
                                      severity=spec.severity, message=message,
-                                     related=related), exc_type)
+                                     related=related, fix=fix), exc_type)
         elif key not in self.findings:
             self.findings[key] = Finding(path=self.path, span=span, code=code, name=spec.name,
                                          severity=spec.severity, message=message,
-                                         related=related)
+                                         related=related, fix=fix)
 
     def reported_at(self, node: cst.CSTNode) -> bool:
         """Some finding is already reported at this node's position."""

@@ -51,6 +51,7 @@ from .alias_facts import certainly_repeats, compose, concrete, replace, writer_n
 from .argument_writes import ArgumentWrites, storage_paths
 from .call_effects import CallEffects
 from .contracts import ALLOCATORS
+from .fixes import index_fix
 from .snapshots import Snapshots
 from .training import PARAMETER_VIEWS, Training
 
@@ -259,14 +260,16 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         self.write(self.written_region(base, items), node, node.target.value, "assignment",
                    (value,))
 
-    def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str) -> None:
+    def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str,
+                            target: cst.BaseExpression | None = None) -> None:
         """SC301: the write goes, through plain views, into the result of advanced indexing: a
-        copy that is dropped at once."""
+        copy that is dropped at once. ``target``: the assignment's whole target, when ``expr``
+        is the array it indexes (the fix folds the two indexes into one)."""
         while True:
             if isinstance(expr, cst.Subscript):
                 if id(expr) in self.copies:
                     self.report("SC301", node, write_to_copy_message(
-                        op, self.text(expr), self.text(expr.value)))
+                        op, self.text(expr), self.text(expr.value)), fix=index_fix(self, target, expr))
                     return
                 expr = expr.value
             elif isinstance(expr, cst.Attribute) and rt_ops.writes_reach_input(expr.attr.value):

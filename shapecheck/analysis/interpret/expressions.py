@@ -155,7 +155,7 @@ _CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "s
 
 
 class Expressions:
-    coverage = None  # a CoverageRecorder (analysis/coverage.py) when shape coverage is asked for
+    coverage = None  # a CoverageRecorder (analysis/coverage.py, or reveal.py's) when asked for
 
     def eval(self, node: cst.BaseExpression | None) -> Value:
         if node is None:
@@ -164,8 +164,11 @@ class Expressions:
         if handler is None:
             return UNKNOWN_VALUE
         value = handler(node)
-        if self.coverage is not None and isinstance(value, AbstractArray):
-            self.coverage.record(node, value)
+        if self.coverage is not None:
+            if isinstance(value, AbstractArray):
+                self.coverage.record(node, value)
+            else:
+                self.coverage.record_other(node, value)
         return value
 
     def expr_Name(self, node: cst.Name) -> Value:

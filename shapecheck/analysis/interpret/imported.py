@@ -396,11 +396,12 @@ class ProjectImports:
             self.here = previous
 
     def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
-               related: tuple = (), own: bool = False) -> None:
+               related: tuple = (), own: bool = False, fix: Any = None) -> None:
         if self.quiet:
             return
         if self.here is not self.home:
             own = False  # another file's line: reported at the call into it, if at all
+            fix = None  # its span is in the other file
             if not self.capture:
                 # The other file has this on its own and reports it when it is linted.
                 span = self.span(node)
@@ -413,7 +414,7 @@ class ProjectImports:
             path, line = relocated
             message = message.replace(f"(line {line})", f"({self.display_path(path)}, line {line})", 1)
             related = tuple((path, n) if n == line else (p, n) for p, n in related)
-        super().report(code, node, message, exc_type, related, own)
+        super().report(code, node, message, exc_type, related, own, fix)
 
     def line(self, node: cst.CSTNode) -> int:
         line = super().line(node)

@@ -14,6 +14,7 @@ from ..rules.aliasing import layout_dependent_write_message, stale_alias_message
 from ..values import AbstractArray, Alias, ModuleRef, TupleValue, Value
 from .alias_facts import may_overlap, replace
 from .call_effects import SAME_STORAGE_CALLS
+from .fixes import copy_fix
 
 # Calls that read like making a new array of x, and may keep x's memory.
 _CONVERSIONS = SAME_STORAGE_CALLS | {"torch.from_numpy", "copy.copy"}
@@ -108,7 +109,7 @@ class Snapshots:
             where = self.line(later[-1][3])
             self.report("SC304", alias.snapshot_node, stale_alias_message(
                 alias.snapshot, self.storage_name(alias), where, name, self.line(node)),
-                related=((self.path, where),))
+                related=((self.path, where),), fix=copy_fix(self, alias, name))
 
     def note_maybe_view_read(self, alias: Alias, name: str, node: cst.CSTNode) -> None:
         """SC306: the storage was written through a maybe-view under another name, and is read

@@ -377,6 +377,8 @@ class Statements:
             value = self.bind_snapshot(target, value, source)
             self.frame.scope.vars[target.value] = value
             self.bind_name(target.value, value)
+            if self.coverage is not None:
+                self.coverage.bind(target, value)
             self.bind_call_result(target.value, value, source)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
@@ -397,6 +399,8 @@ class Statements:
             if isinstance(owner, InstanceValue):
                 owner.attrs[target.attr.value] = value
                 self.bind_name(self.text(target), value)
+                if self.coverage is not None:
+                    self.coverage.bind(target, value)
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":
@@ -435,7 +439,7 @@ class Statements:
         if self.dict_store(target, value, source):
             return
         base = self.eval(target.value)
-        self.check_write_to_copy(target.value, source, "assignment")
+        self.check_write_to_copy(target.value, source, "assignment", target)
         if not isinstance(base, AbstractArray):
             self.index_items(target)
             self.forget_list(target.value)
