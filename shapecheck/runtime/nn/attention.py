@@ -217,8 +217,16 @@ def scaled_dot_product_attention(query: Shape, key: Shape, value: Shape, attn_ma
         batch = broadcast_shapes(q[:-2], k[:-2], v[:-2], dialect=TORCH).shape
     except ShapeError:
         raise NotModelled("batch dims that do not broadcast (the kernel's own text)") from None
-    if any(dims_equal(s[:-2], batch) is not True for s in (q, k, v)):
+    same_batch = [dims_equal(s[:-2], batch) for s in (q, k, v)]
+    if False in same_batch:
         raise NotModelled("broadcast batch dims (the kernel's path depends on them)")
+    if None in same_batch:
+        # Batch dims of sizes not known to be equal: when they are, the kernel's answer below;
+        # when they are not, its path and its text are the kernel's. Either way a call that
+        # succeeds gives this shape; an error needs dims known to differ, which these are not.
+        if eq(q[-1], k[-1]) is False or eq(k[-2], v[-2]) is False:
+            raise NotModelled("a mismatch whose text depends on the kernel's batch path")
+        return Result.of(batch + (q[-2], v[-1]))
     rows = product(batch)
 
     def mismatch(left: Shape, right: Shape, a: Dim, b: Dim, c: Dim, d: Dim) -> ShapeError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from nn_conformance import (
@@ -16,7 +17,8 @@ from nn_conformance import (
 )
 
 from shapecheck.runtime.dims import sym
-from shapecheck.runtime.nn import build
+from shapecheck.runtime.nn import FUNCTIONAL, build
+from shapecheck.runtime.nn.base import NotModelled
 
 
 def _nudge(draw, shape, rate=6):
@@ -193,3 +195,15 @@ def test_attention_over_symbolic_sequences():
     layer = build("MultiheadAttention", (16, 4), {"batch_first": True})
     out, weights = layer.forward((N, T, 16), (N, sym("S"), 16), (N, sym("S"), 16)).outputs
     assert out == (N, T, 16) and weights == (N, T, sym("S"))
+
+
+def test_scaled_dot_product_attention_over_batch_dims_not_known_equal():
+    """Batch dims the code does not relate (B, B2): a call that succeeds gives (..., L, Ev),
+    the batch dim one that is B and B2 at once; only dims known to differ could be an error,
+    and then the text is the kernel's, so no answer is given."""
+    B, B2, H, L, S, E = (sym(n) for n in ("B", "B2", "H", "L", "S", "E"))
+    sdpa = FUNCTIONAL["scaled_dot_product_attention"]
+    out = sdpa((B, H, L, E), (B2, H, S, E), (B2, H, S, 7)).shape
+    assert out[1:] == (H, L, 7) and len(out) == 4
+    with pytest.raises(NotModelled):
+        sdpa((B, H, L, 4), (B2, H, S, 5), (B2, H, S, 7))
