@@ -215,3 +215,10 @@ def test_stdin_cannot_be_fixed(project, shapecheck):
     result = shapecheck("lint", "--fix", "-")
     assert result.code == 2 and result.err.strip() == \
         "shapecheck: error: --fix and --diff rewrite files: they cannot read stdin"
+
+
+def test_diff_of_an_absolute_path_names_the_file_as_it_is(project, shapecheck):
+    path = project / "scale.py"
+    path.write_text(NORMALIZE)
+    result = shapecheck("lint", "--no-cache", "--diff", str(path))
+    assert result.out.splitlines()[:2] == [f"--- {path}", f"+++ {path}"]

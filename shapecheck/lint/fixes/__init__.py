@@ -27,10 +27,13 @@ class FileFix:
     applied: list[Fix] = field(default_factory=list)
 
     def diff(self) -> str:
-        """A unified diff of the change (``--- a/path`` / ``+++ b/path``, as git prints it)."""
+        """A unified diff of the change (``--- a/path`` / ``+++ b/path``, as git prints a
+        relative path; an absolute path is printed as it is, which ``patch -p0`` takes)."""
         old = self.before.decode(_encoding(self.before), "replace").splitlines(keepends=True)
         new = self.after.decode(_encoding(self.after), "replace").splitlines(keepends=True)
-        lines = difflib.unified_diff(old, new, f"a/{self.path}", f"b/{self.path}")
+        absolute = Path(self.path).is_absolute()
+        lines = difflib.unified_diff(old, new, *(self.path if absolute else f"{side}/{self.path}"
+                                                 for side in "ab"))
         return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
                        for line in lines)
 
