@@ -23,10 +23,15 @@ class Origin:
 
 @dataclass(frozen=True)
 class Reduction:
-    """Provenance of a reduction without keepdims: the input shape and the (normalized) axis."""
+    """Provenance of a reduction without keepdims: the input shape and the (normalized) axis.
 
-    shape: tuple
+    For an input of unknown rank ``shape`` is None, ``axis`` the positive axis the code names
+    and ``source`` the input itself: ``X - X.mean(axis=1)`` lines axes up wrongly whatever
+    X's rank."""
+
+    shape: tuple | None
     axis: int
+    source: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

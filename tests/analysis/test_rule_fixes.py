@@ -47,5 +47,5 @@ def test_the_examples_with_a_certain_fix_are_exactly_the_foldable_forms():
                if any(f.fix is not None for f in analyze_source(ex.code, "example.py") if f.code == code)}
     # Not fixable: a[mask][0] (no single index says 'the first True'), torch's x[[1, 3]].fill_ and
     # index_select(...).zero_ (methods on a copy), and a state_dict (many tensors, no .clone()).
-    assert fixable == {"SC103-bad0", "SC301-bad1", "SC304-bad0", "SC304-bad1", "SC304-bad2",
+    assert fixable == {"SC103-bad0", "SC103-bad1", "SC301-bad1", "SC304-bad0", "SC304-bad1", "SC304-bad2",
                        "SC308-bad0", "SC308-bad1"}

@@ -373,3 +373,34 @@ def test_operator_functions_are_the_operators():
     with pytest.raises(RuntimeError):
         import operator
         operator.add(torch.zeros(2, 64), torch.zeros(3))
+
+
+def test_a_reduction_of_a_parameter_over_a_later_axis_broadcast_back_is_misaligned_at_any_rank():
+    _, findings = analyzed("""
+        import numpy as np
+        import torch
+
+        def rows(x):
+            return x / x.sum(1)
+
+        def reversed_operands(x):
+            return x.mean(axis=2) - x
+
+        def in_place(X):
+            X -= X.std(axis=1)
+            return X
+
+        def annotated(t: torch.Tensor):
+            return t - t.mean(dim=1)
+
+        def fine(X, t: torch.Tensor):
+            a = X - X.mean(axis=0)                # the leading axis: aligned at every rank
+            b = X - X.mean(axis=1, keepdims=True)
+            c = X - X.mean(axis=-1)               # a 1-D X gives a scalar: fine
+            d = t / t.norm(2)                     # torch's norm takes p first: a scalar
+            m = X.mean(axis=1)
+            X = X[:, :2]
+            e = X - m                             # another array than the one reduced
+            return a, b, c, d, e
+    """)
+    assert findings == [(6, "SC103"), (9, "SC103"), (12, "SC103"), (16, "SC103")]

@@ -15,7 +15,7 @@ from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
-from ...runtime.rules.reductions import REDUCE_OPS
+from ...runtime.rules.reductions import AXIS_FIRST_REDUCTIONS, REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ..imports import canonical
 from ..values import (
@@ -469,7 +469,7 @@ class Calls:
     def with_reduction(self, out: Value, name: str, source: AbstractArray, rest: list,
                        kwargs: dict) -> Value:
         """Mark a reduction over one axis without keepdims (SC103's provenance)."""
-        if name not in REDUCE_OPS or source.shape is None or len(source.shape) < 2:
+        if name not in REDUCE_OPS or source.shape is not None and len(source.shape) < 2:
             return out
         axis = kwargs.get("axis", kwargs.get("dim", rest[0] if rest else None))
         # torch's second positional is keepdim; numpy's is dtype.
@@ -482,6 +482,14 @@ class Calls:
         if not (isinstance(axis, IntValue) and isinstance(axis.value, int)) or keep not in (
                 None, ConstValue(False)):
             return out
+        if source.shape is None:
+            # Rank unknown: axis k >= 1 is never the leading axis, whatever the rank. Only
+            # reductions whose first argument is the axis in NumPy and torch alike (torch's
+            # norm takes p first) and that return one array in both (not torch's max).
+            if axis.value < 1 or name not in AXIS_FIRST_REDUCTIONS or \
+                    not isinstance(out, AbstractArray):
+                return out
+            return replace(out, reduced=Reduction(None, axis.value, source))
         normalized = normalize_axis(axis.value, len(source.shape))
         if normalized is None:
             return out

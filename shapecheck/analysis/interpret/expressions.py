@@ -734,6 +734,8 @@ class Expressions:
             return self.matmul_into_matrix(node, left, right, left_node, right_node, dialect)
         if any(isinstance(v, AbstractArray) and v.shape is None for v in (left, right)) or \
                 self.to_arg(left) is FAIL or self.to_arg(right) is FAIL:
+            if op != "matmul" and len(arrays) == 2:
+                self.check_reduced_axis(node, left, right, left_node, right_node)
             return AbstractArray(None, None, library, self.origin(node))
         if op in COMPARE.values():
             name = f"__{op}__"

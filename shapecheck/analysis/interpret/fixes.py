@@ -14,7 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from ...runtime.rules.reductions import keepdims_keyword
+from ...runtime.rules.reductions import AXIS_FIRST_REDUCTIONS, keepdims_keyword
 from ..findings import Fix
 from ..values import AbstractArray, Alias, ConstValue, IntValue, ModuleRef, TupleValue
 from .env import ArrayMethod
@@ -34,8 +34,13 @@ def keepdims_fix(interp: Any, reduced_node: cst.CSTNode, reduced: AbstractArray)
         op, library = func.qualname.rsplit(".", 1)[-1], func.library
     else:
         return None  # a function of the code's own that returns a reduction: not ours to change
-    keyword = keepdims_keyword(op, library)
-    if keyword is None or library != reduced.library:
+    source = reduced.reduced.source if reduced.reduced is not None else None
+    if isinstance(source, AbstractArray) and source.maybe_not_array:
+        # A parameter nothing is known of, perhaps of either library: the spelling both take.
+        keyword = "keepdims" if op in AXIS_FIRST_REDUCTIONS else None
+    else:
+        keyword = keepdims_keyword(op, library) if library == reduced.library else None
+    if keyword is None:
         return None
     return Fix("keepdims", interp.span(reduced_node), keyword, f"add {keyword}=True")
 

@@ -221,8 +221,18 @@ class OpGateway:
         for reduced, reduced_node, other, other_node in (
                 (left, left_node, right, right_node), (right, right_node, left, left_node)):
             info = reduced.reduced
-            if info is None or info.axis == 0 or other.shape is None or reduced.shape is None \
-                    or other.explicit_axis:
+            if info is not None and info.shape is None and info.source is other:
+                self.report(
+                    "SC103", node,
+                    f"{self.text(reduced_node, 30)} was reduced over axis {info.axis} of "
+                    f"{self.text(other_node, 30)} without keepdims, so broadcasting it back "
+                    f"against {self.text(other_node, 30)} lines its axes up with the wrong ones "
+                    f"for every rank {self.text(other_node, 30)} can have; reduce with "
+                    f"keepdims=True (keepdim=True in torch)",
+                    fix=keepdims_fix(self, reduced_node, reduced))
+                return
+            if info is None or info.shape is None or info.axis == 0 or other.shape is None \
+                    or reduced.shape is None or other.explicit_axis:
                 continue  # against a keepdim / unsqueezed array: an outer sum on purpose
             if len(other.shape) != len(info.shape) or len(reduced.shape) != len(info.shape) - 1:
                 continue

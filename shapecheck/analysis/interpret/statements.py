@@ -427,6 +427,10 @@ class Statements:
         value = self.eval(node.value)
         if isinstance(target, AbstractArray) and op is not None:
             self.inplace_op(node, target, node.target, op, [(value, node.value)], f"__i{DUNDER[op]}__")
+            if isinstance(value, AbstractArray) and op != "matmul" and value.reduced is not None \
+                    and value.reduced.shape is None:
+                # X -= X.mean(axis=1), X of any rank (known shapes: the in-place op's own check).
+                self.check_reduced_axis(node, target, value, node.target, node.value)
             self.store_back(node, target, value)  # a[i] += v stores the result into a
             return  # in place: the target keeps its shape and dtype
         if op is None:

@@ -149,6 +149,14 @@ _TORCH_KEEPDIM = frozenset({"sum", "prod", "mean", "std", "var", "amax", "amin",
                             "any", "all", "nansum", "nanmean", "logsumexp", "norm"})
 
 
+# Reductions whose first argument after the array is the axis in NumPy and torch alike, that
+# return one array in both, and that both take ``keepdims=True`` for (torch takes the NumPy
+# spelling as an alias). Not ``norm`` (torch's first argument is p), ``max``/``min`` (torch
+# returns values and indices), ``argmax`` (an index, not a statistic to broadcast back).
+AXIS_FIRST_REDUCTIONS = frozenset({"sum", "mean", "std", "var", "prod", "amax", "amin",
+                                   "nansum", "nanmean", "all", "any"})
+
+
 def keepdims_keyword(op: str, library: str) -> str | None:
     """``keepdims`` (NumPy) or ``keepdim`` (torch) when ``op`` takes it and returns one array, else None."""
     if library == "numpy":
@@ -158,4 +166,4 @@ def keepdims_keyword(op: str, library: str) -> str | None:
     return None
 
 
-__all__ = ["REDUCE_OPS", "keepdims_keyword", "reduce"]
+__all__ = ["AXIS_FIRST_REDUCTIONS", "REDUCE_OPS", "keepdims_keyword", "reduce"]
