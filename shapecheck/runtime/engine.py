@@ -80,9 +80,11 @@ from .program import (
     EngineDisagreement,
     Step,
     StepResult,
+    ValuesDecideSize,
     Value,
     ViewOp,
 )
+from .dims import fits, shape_is_concrete
 from .verdicts import RuleWarning, ShapeError
 
 DEFAULT_NUMEL_LIMIT = 10**7
@@ -338,12 +340,16 @@ class Engine:
                                    and not op.startswith("np."))))
         if known:
             data = np.asarray(data)
-            if tuple(data.shape) != tuple(shape):
+            # A size the values decide (a symbol) fits whatever the values made of it.
+            if not fits(tuple(shape), data.shape):
                 raise EngineDisagreement(f"engine and rule disagree on {op}: NumPy gave "
                                          f"{data.shape}, the rule {shape}")
             if source is not None and source.values_known and data is source.data:
                 return source
         else:
+            if not shape_is_concrete(shape):
+                raise ValuesDecideSize(f"the size of {op}'s result depends on its operands' "
+                                       "values, which are not computed here")
             dtype = result_dtype(spec, arrays, kwargs, self.dialect)
             data = stand_in(tuple(shape), dtype)
             if source is not None and kind == "same" and tuple(shape) == source.shape \

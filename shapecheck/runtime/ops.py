@@ -86,6 +86,7 @@ from . import ops_ordering  # noqa: F401  (registers orderings, arg-reductions a
 from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
 from . import ops_statistics  # noqa: F401  (softmax, quantiles, nan-reductions)
 from . import ops_padding  # noqa: F401  (np.pad, F.pad, repeat_interleave)
+from . import ops_selection  # noqa: F401  (nonzero, masked_select, unique: sizes the values decide)
 from . import ops_structure  # noqa: F401  (registers stacks, splits, selections, creation)
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
@@ -106,6 +107,7 @@ from .optable import (
     keeps_shape,
     lookup,
     shape_from_arguments,
+    sized_by_values,
     writes_reach_input,
 )
 from .optable import add_op as _add
@@ -638,4 +640,4 @@ _register_linalg()
 __all__ = ["ALIASING_KINDS", "VIEW_KINDS", "ArrayArg", "OpSpec", "ViewKind", "_TABLE",
            "all_specs", "call_view_kind", "index_items", "is_array_op", "keeps_shape", "lookup",
            "output_layout", "resolved_view_kind", "shape_from_arguments", "size_args",
-           "writes_reach_input"]
+           "sized_by_values", "writes_reach_input"]

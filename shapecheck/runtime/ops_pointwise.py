@@ -20,7 +20,7 @@ from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .autograd_saved import saves_output
 from .dialects import Dialect
-from .ops_structure import where_one_rule
+from .ops_selection import where_one_rule
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
 from .rules.axes import torch_scalar_type
@@ -339,8 +339,10 @@ def _register_pointwise() -> None:
     _add("fill_", "torch", _identity_rule, inplace=True)
     _add("zero_", "torch", _identity_rule, inplace=True)
     _add("fill", "numpy", _identity_rule, inplace=True)
-    _add("np.where", "numpy", _where_rule, broadcasts=True, dtype=_where_dtype)
-    _add("torch.where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype)
+    _add("np.where", "numpy", _where_rule, broadcasts=True, dtype=_where_dtype,
+         sized_by_values=True)
+    _add("torch.where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype,
+         sized_by_values=True)
     _add("where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype)
     for op in ("addcmul", "addcdiv"):
         _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)

@@ -66,6 +66,9 @@ class OpSpec:
     dtype: Callable[..., Any] | None = field(default=None, hash=False, compare=False)
     """The result's dtype, called like ``rule``: one dtype for every output, a tuple with one
     per output, or None when it cannot tell. Unset: each output has input 0's dtype."""
+    sized_by_values: bool = False
+    """Some output size is read off an operand's values (``nonzero``, ``unique``): the rule
+    names it after the operand's contents (ArrayArg.contents) when the caller gives them."""
 
     def applies_to(self, dialect: Dialect) -> bool:
         return self.library in ("both", dialect.library)
@@ -89,7 +92,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
          multi_output: bool = False, layout: LayoutFn | None = None,
          saves_output: bool = False, keeps_shape: bool | None = None,
          takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False,
-         from_sizes: bool = False, dtype: Callable[..., Any] | None = None) -> None:
+         from_sizes: bool = False, dtype: Callable[..., Any] | None = None,
+         sized_by_values: bool = False) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if keeps_shape is None:
         keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
@@ -103,7 +107,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
-                                     takes_sequence, broadcasts, adds_axis, from_sizes, dtype)
+                                     takes_sequence, broadcasts, adds_axis, from_sizes, dtype,
+                                     sized_by_values)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
@@ -146,6 +151,13 @@ def keeps_shape(name: str) -> bool:
     """Some library's op spelled ``name`` returns input 0's shape whatever its other
     arguments (see OpSpec.keeps_shape)."""
     return any(spec.keeps_shape for (n, _), spec in _TABLE.items() if n == name)
+
+
+@functools.cache
+def sized_by_values(name: str) -> bool:
+    """Some library's op spelled ``name`` reads a size off an operand's values (see
+    OpSpec.sized_by_values): the caller names the operands' contents for it."""
+    return any(spec.sized_by_values for (n, _), spec in _TABLE.items() if n == name)
 
 
 @functools.cache
@@ -209,4 +221,4 @@ def writes_reach_input(name: str) -> bool:
 
 __all__ = ["ALIASING_KINDS", "RESULT_FIELDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs",
            "is_array_op", "keeps_shape", "lookup", "result_dtypes", "returns_tuple",
-           "shape_from_arguments", "shape_keeping", "writes_reach_input"]
+           "shape_from_arguments", "shape_keeping", "sized_by_values", "writes_reach_input"]

@@ -576,7 +576,8 @@ class Expressions:
                 value = self.eval(part.value)
                 if isinstance(value, (ModuleRef,)) and value.qualname == "numpy.newaxis":
                     value = ConstValue(None)
-                items.append(index_arg(value))
+                # A mask's count is read off its values: a symbol over its contents.
+                items.append(index_arg(value, self.contents_of))
                 continue
             bounds = []
             for b in (part.lower, part.upper, part.step):
