@@ -319,6 +319,30 @@ def _factor_info_dtype(a: Any, *, dialect: Dialect, **kwargs: Any) -> Any:
     return (_dtype(a), "int32")
 
 
+def _lstsq_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """np.linalg.lstsq(a, b, rcond) / torch.linalg.lstsq(A, B, rcond, *, driver): torch's
+    LAPACK drivers take floats only (NumPy computes integers in float64)."""
+    if dialect.is_torch:
+        kinds = {_dtype(a), _dtype(b)}
+        if None not in kinds and not kinds <= {"float32", "float64", "complex64", "complex128"}:
+            raise ShapeError("dtype", "This function doesn't handle types other than float and "
+                             "double", "RuntimeError")
+    elif "float16" in (_dtype(a), _dtype(b)):
+        raise ShapeError("dtype", "array type float16 is unsupported in linalg", "TypeError")
+    return _lapack.lstsq(_shape(a), _shape(b), driver=kwargs.get("driver"), dialect=dialect)
+
+
+def _lstsq_dtype(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Any:
+    """The solution's dtype for the residuals and singular values too; the rank an int (int32
+    from NumPy's LAPACK, int64 in torch)."""
+    kinds = (_dtype(a), _dtype(b))
+    if None in kinds:
+        return None
+    common = dtypes.result_type(kinds[0], kinds[1], dialect)
+    if common is not None and dialect.is_numpy and (dtypes.category(common) or 0) < 2:
+        common = "float64"
+    return (common, common, "int32" if dialect.is_numpy else "int64", common)
+
 
 # ---------------------------------------------------------------------------- triangles, grids
 
@@ -524,6 +548,9 @@ def _register() -> None:
          dtype=_factor_info_dtype)
     _add("torch.linalg.lu_factor", "torch", _lu_factor_rule, multi_output=True,
          dtype=_factor_info_dtype)
+    for name in ("np.linalg.lstsq", "torch.linalg.lstsq"):
+        _add(name, "numpy" if name.startswith("np") else "torch", _lstsq_rule, multi_output=True,
+             dtype=_lstsq_dtype)
     _add("torch.tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("trace", "torch", _trace_rule, dtype=_sum_dtype)

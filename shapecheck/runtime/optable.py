@@ -172,6 +172,7 @@ RESULT_FIELDS: dict[str, tuple[int, int]] = {
     "U": (0, 3), "S": (1, 3), "Vh": (2, 3), "Q": (0, 2), "R": (1, 2),
     "eigenvalues": (0, 2), "eigenvectors": (1, 2), "sign": (0, 2), "logabsdet": (1, 2),
     "inverse": (0, 2), "info": (1, 2), "LU": (0, 2), "pivots": (1, 2),
+    "solution": (0, 4), "residuals": (1, 4), "rank": (2, 4), "singular_values": (3, 4),
 }
 """Fields of the named tuples multi-output ops return (torch.return_types, NumPy's SVDResult,
 QRResult, EighResult, SlogdetResult): field -> (index, length of the tuple it names)."""
