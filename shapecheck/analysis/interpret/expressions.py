@@ -562,7 +562,8 @@ class Expressions:
         if any(item is FAIL or isinstance(item, LooseSlice) for item in items):
             self.loose_items = items
             return None
-        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)):
+        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)) and \
+                items[0] is not None:  # x[None] is x[None,]: None here means "unknown"
             return items[0]
         return tuple(items)
 
