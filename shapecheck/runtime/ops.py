@@ -542,6 +542,24 @@ def _matmul_out(result: Result, out: tuple, core: int, dialect: Dialect) -> Resu
     return Result.of(out)
 
 
+def _numpy_imatmul_rule(x: Any, y: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    """NumPy's ``x @= y`` is ``np.matmul(x, y, out=x)``: the product must fit x as it is (torch
+    has no in-place matmul: Python rebinds x to ``x @ y``)."""
+    if not _shape(x) or len(_shape(y)) < 2:
+        raise ShapeError("argument", "inplace matrix multiplication requires the first operand "
+                         "to have at least one and the second at least two dimensions.",
+                         "ValueError")
+    product = _matmul_rule()(x, y, dialect=dialect)
+    if len(product.shape) > len(_shape(x)):
+        raise ShapeError("inplace", "output operand requires a reduction along dimension -1, "
+                         "but the reduction is not enabled. The dimension size of 1 does not "
+                         "match the expected output shape.", "ValueError")
+    try:
+        return _matmul_rule()(x, y, dialect=dialect, out=x)
+    except ShapeError as err:  # x is the out: an in-place resize, not an out= argument
+        raise ShapeError("inplace", err.message, err.exc_type, err.dim, err.shapes) from None
+
+
 def _fused(rule: Callable[..., Result]) -> Callable[..., Result]:
     """``addmm(c, a, b, beta=, alpha=)`` and its relatives."""
     def adapted(c: Any, a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -590,6 +608,8 @@ def _register_linalg() -> None:
     _add("matmul", "torch", _matmul_rule())
     _add("__matmul__", "both", _matmul_rule())
     _add("__rmatmul__", "both", _matmul_rule(reflected=True))
+    # torch has no __imatmul__: Python runs x @= y as x = x @ y.
+    _add("__imatmul__", "numpy", _numpy_imatmul_rule, inplace=True)
     for name in ("mm", "mv", "bmm"):
         _add(name, "torch", _binary(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
