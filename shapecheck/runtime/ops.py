@@ -86,8 +86,10 @@ from . import ops_ordering  # noqa: F401  (registers orderings, arg-reductions a
 from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
 from . import ops_statistics  # noqa: F401  (softmax, quantiles, nan-reductions)
 from . import ops_padding  # noqa: F401  (np.pad, F.pad, repeat_interleave)
+from . import ops_sampling  # noqa: F401  (torch's samplers of a tensor: bernoulli, multinomial)
 from . import ops_selection  # noqa: F401  (nonzero, masked_select, unique: sizes the values decide)
 from . import ops_structure  # noqa: F401  (registers stacks, splits, selections, creation)
+from . import dtypes
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
 from .arguments import dtype_of as _dtype
@@ -111,6 +113,7 @@ from .optable import (
     writes_reach_input,
 )
 from .optable import add_op as _add
+from .out_argument import handles_out
 from .optable import shape_keeping as _shape_keeping
 from .rules.axes import torch_scalar_type
 from .rules.messages import TORCH_VIEW_STRIDE
@@ -246,17 +249,46 @@ def _hvstack_rule(rule: Callable[..., Result]) -> Callable[..., Result]:
     return adapted
 
 
+_TORCH_DIM_BEFORE_KEEPDIM = frozenset({"sum", "prod", "mean"})
+"""torch reductions whose keepdim= comes only with a dim (sum(x, keepdim=True) is refused)."""
+
+
+def _reduce_dtype(op: str) -> Callable[..., Any]:
+    """dtype= when given; else what the library computes the reduction in."""
+    def dtype(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Any:
+        given = kwargs.get("dtype")
+        spelled = dtypes.dtype_spelling(given) if isinstance(given, str) else None
+        if dialect.is_numpy:
+            return spelled or dtypes.numpy_reduction_dtype(op, _dtype(x))
+        return dtypes.torch_reduction_dtype(op, _dtype(x), spelled)
+    return dtype
+
+
 def _reduce_rule(op: str) -> Callable[..., Result]:
     """NumPy ``sum(x, axis, ..., keepdims=)``; torch ``sum(x, dim, keepdim)``."""
+    dtype = _reduce_dtype(op)
+
+    @handles_out
     def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
         if dialect.is_torch:
             axis = args[0] if args else _kw(kwargs, "dim", "axis")
             keep = args[1] if len(args) > 1 else _kw(kwargs, "keepdim", "keepdims", default=False)
+            if op in _TORCH_DIM_BEFORE_KEEPDIM and not args and "dim" not in kwargs and \
+                    "keepdim" in kwargs:
+                raise ShapeError("argument", f"{op}() missing 1 required positional arguments: "
+                                 '"dim"', "TypeError")
+            dtype(x, dialect=dialect, **{k: v for k, v in kwargs.items() if k == "dtype"})
         else:
             axis = args[0] if args else _kw(kwargs, "axis")
             keep = _kw(kwargs, "keepdims", default=False)
         if isinstance(axis, list):
             axis = tuple(axis)
+        if dialect.is_numpy and op == "ptp" and _dtype(x) == "bool":
+            raise ShapeError("dtype", "numpy boolean subtract, the `-` operator, is not "
+                             "supported, use the bitwise_xor, the `^` operator, or the "
+                             "logical_xor function instead.", "TypeError")
+        if dialect.is_numpy and op == "average" and set(kwargs) - {"axis", "keepdims"}:
+            raise NotImplementedError("weights: not modelled")
         result = _reductions.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
         out = kwargs.get("out")
         if isinstance(out, ArrayArg) and len(result.outputs) == 1:
@@ -292,7 +324,11 @@ def _same_shape_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Res
 
 
 def _torch_repeat_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    return _repetition.repeat(_shape(x), size_args(sizes), dialect=dialect)
+    if not sizes and "repeats" not in kwargs:
+        raise ShapeError("argument", 'repeat() missing 1 required positional arguments: '
+                         '"repeats"', "TypeError")
+    return _repetition.repeat(_shape(x), size_args(sizes or (kwargs["repeats"],)),
+                              dialect=dialect)
 
 
 def _numpy_repeat_rule(x: Any, repeats: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -448,14 +484,16 @@ def _register_shape_ops() -> None:
     _add("torch.take_along_dim", "torch", _take_along_rule)
     # reductions: new arrays
     for op in _REDUCTIONS:
-        _add(f"np.{op}", "numpy", _reduce_rule(op))
-        _add(op, "torch", _reduce_rule(op))
-        _add(f"torch.{op}", "torch", _reduce_rule(op))
+        _add(f"np.{op}", "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
+        _add(op, "torch", _reduce_rule(op), dtype=_reduce_dtype(op))
+        _add(f"torch.{op}", "torch", _reduce_rule(op), dtype=_reduce_dtype(op))
         if op not in ("amax", "amin"):  # ndarray spells those max / min
-            _add(op, "numpy", _reduce_rule(op))
-    for op in ("max", "min"):  # torch's max(dim) returns (values, indices): not modelled here
-        _add(f"np.{op}", "numpy", _reduce_rule(op))
-        _add(op, "numpy", _reduce_rule(op))
+            _add(op, "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
+    _add("np.average", "numpy", _reduce_rule("average"), dtype=_reduce_dtype("average"))
+    for op in ("max", "min", "ptp"):  # torch's max(dim) returns (values, indices): not here
+        _add(f"np.{op}", "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
+        if op != "ptp":  # ndarray.ptp is gone in NumPy 2
+            _add(op, "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
     # copies, and the calls that may hand back their input
     _add("np.copy", "numpy", _same_shape_rule)
     _add("copy", "numpy", _same_shape_rule)
@@ -499,6 +537,7 @@ def _matmul_rule(reflected: bool = False) -> Callable[..., Result]:
     ranks pick."""
     shaped = _binary(_products.matmul, reflected=reflected)
 
+    @handles_out
     def rule(a: Any, b: Any, *args: Any, dialect: Dialect, out: Any = None,
              **kwargs: Any) -> Result:
         result = shaped(a, b, *args, dialect=dialect, **kwargs)
@@ -555,9 +594,12 @@ def _numpy_imatmul_rule(x: Any, y: Any, *, dialect: Dialect, **kwargs: Any) -> R
                          "but the reduction is not enabled. The dimension size of 1 does not "
                          "match the expected output shape.", "ValueError")
     try:
-        return _matmul_rule()(x, y, dialect=dialect, out=x)
+        result = _matmul_rule()(x, y, dialect=dialect, out=x)
     except ShapeError as err:  # x is the out: an in-place resize, not an out= argument
         raise ShapeError("inplace", err.message, err.exc_type, err.dim, err.shapes) from None
+    product = ops_structure.product_dtype(x, y, dialect=dialect)
+    dtypes.inplace_dtype(_dtype(x), product, op="matmul", dialect=dialect)
+    return result
 
 
 def _fused(rule: Callable[..., Result]) -> Callable[..., Result]:
@@ -573,10 +615,42 @@ def _unary_linalg(rule: Callable[..., Result]) -> Callable[..., Result]:
     return adapted
 
 
-def _einsum_rule(subscripts: str, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
+def _einsum_operands(subscripts: Any, operands: tuple) -> tuple[str, tuple]:
+    """The equation and the operands of any spelling: ("ij,jk", a, b), torch's
+    ("ij,jk", [a, b]), or the sublist form (a, [0, 1], b, [1, 2], [0, 2])."""
+    if not isinstance(subscripts, str):
+        parsed = _contractions.sublist_equation((subscripts,) + tuple(operands))
+        if parsed is None:
+            raise NotImplementedError("einsum arguments of no known form")
+        return parsed
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # torch.einsum("ij,jk", [a, b])
-    return _contractions.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
+    return subscripts, tuple(operands)
+
+
+def _einsum_rule(subscripts: Any, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    equation, operands = _einsum_operands(subscripts, operands)
+    shapes = [_shape(o) for o in operands]
+    result = _contractions.einsum(equation, *shapes, dialect=dialect)
+    kinds = {_dtype(o) for o in operands}
+    if dialect.is_torch and len(kinds) > 1 and None not in kinds and \
+            _contractions.torch_einsum_clash(equation, tuple(shapes)) is True:
+        first, other = _dtype(operands[0]), next(k for k in map(_dtype, operands[1:])
+                                                 if k != _dtype(operands[0]))
+        raise ShapeError("dtype", f"expected scalar type {torch_scalar_type(first)} but found "
+                         f"{torch_scalar_type(other)}", "RuntimeError")
+    return result
+
+
+def _einsum_dtype(subscripts: Any, *operands: Any, dialect: Dialect, **kwargs: Any) -> Any:
+    """The operands' promotion (torch promotes only where it multiplies element-wise, and
+    which pairs it multiplies so with three or more operands is its planner's business)."""
+    equation, operands = _einsum_operands(subscripts, operands)
+    # torch reshapes every operand before it multiplies: a 0-dim one promotes as any other.
+    kinds = [(_dtype(o), max(len(_shape(o)), int(dialect.is_torch))) for o in operands]
+    if dialect.is_torch and len({k for k, _ in kinds}) > 1 and len(kinds) != 2:
+        return None
+    return dtypes.result_type_of(kinds, dialect)
 
 
 def _tensordot_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -631,9 +705,9 @@ def _register_linalg() -> None:
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
         _add(name, "torch", _fused(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _fused(getattr(_products, name)))
-    _add("np.einsum", "numpy", _einsum_rule)
+    _add("np.einsum", "numpy", _einsum_rule, dtype=_einsum_dtype)
     # torch.einsum("ij,jk", [a, b]) takes its operands as one list; numpy would stack it.
-    _add("torch.einsum", "torch", _einsum_rule, takes_sequence=True)
+    _add("torch.einsum", "torch", _einsum_rule, takes_sequence=True, dtype=_einsum_dtype)
     _add("np.tensordot", "numpy", _tensordot_rule, dtype=ops_structure.product_dtype)
     _add("torch.tensordot", "torch", _tensordot_rule, dtype=ops_structure.product_dtype)
     for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",

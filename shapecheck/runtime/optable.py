@@ -18,6 +18,7 @@ from typing import Any, Literal
 from .arguments import ArrayArg, size_args
 from .dialects import Dialect
 from .dims import UNKNOWN
+from .out_argument import out_dtype, with_out
 from .verdicts import Result
 from .views import LayoutFn
 
@@ -104,7 +105,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         view_map = {0: [0]} if view_kind != "none" else {}
         destroy_map = {}
     for lib in (("numpy", "torch") if library == "both" else (library,)):
-        _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
+        checked = rule if inplace else with_out(name, lib, rule, dtype)
+        _TABLE[(name, lib)] = OpSpec(name, library, checked, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
                                      takes_sequence, broadcasts, adds_axis, from_sizes, dtype,
@@ -121,6 +123,9 @@ def result_dtypes(spec: OpSpec, args: tuple, kwargs: dict,
     """What the op's dtype rule says of this call's outputs (see OpSpec.dtype): one dtype for
     every output or a tuple with one per output, None standing for "unknown". None when the op
     has no dtype rule (each output then has input 0's dtype)."""
+    out = out_dtype(kwargs)
+    if out is not None:
+        return out  # the call returns out itself
     if spec.dtype is None:
         return None
     try:
