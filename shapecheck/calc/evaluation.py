@@ -27,6 +27,7 @@ from shapecheck.analysis.values import (
 )
 from shapecheck.runtime import ops
 from shapecheck.runtime.creation import CREATORS
+from shapecheck.runtime.random_draws import SAMPLERS
 from shapecheck.runtime.dialects import Dialect, get_dialect
 from shapecheck.runtime.dims import format_shape, is_known, shape_is_concrete
 from shapecheck.runtime.layout import Layout
@@ -349,17 +350,11 @@ def _qualified(use: FunctionUse, dialect: Dialect) -> str | None:
     return None
 
 
-_GENERATOR_METHODS = frozenset({"normal", "uniform", "integers", "random", "standard_normal",
-                                "choice", "permutation", "poisson", "binomial", "exponential",
-                                "beta", "gamma", "laplace"})
-"""Methods of ``np.random.default_rng()`` that make arrays of a ``size``."""
-
-
 def _made_by_creation(use: FunctionUse) -> bool:
     """A creation function (runtime/creation.py) the interpreter answers by its own name:
     ``np.random.normal(size=3)``, ``torch.randn(2, 3)``, a Generator's ``integers``."""
     if use.kind == "method":
-        return use.name in _GENERATOR_METHODS and ops.lookup(use.name, get_dialect("numpy")) is None
+        return use.name in SAMPLERS and ops.lookup(use.name, get_dialect("numpy")) is None
     return use.library is not None and (use.name in CREATORS or use.name.startswith("random."))
 
 
