@@ -150,7 +150,8 @@ def index_items(key: Any) -> tuple:
             # An empty list indexes as an integer array (x[[]] is valid), not as float64.
             dtype = "int64" if isinstance(part, list) and arr.size == 0 else arr.dtype.name
             count = int(arr.sum()) if dtype == "bool" else None
-            items.append(_ix.ArrayIndex(arr.shape, dtype, count))
+            values = tuple(int(v) for v in arr.ravel()) if arr.dtype.kind in "iu" else None
+            items.append(_ix.ArrayIndex(arr.shape, dtype, count, values))
         elif isinstance(part, bool):
             items.append(_ix.ArrayIndex((), "bool"))
         elif isinstance(part, (int, np.integer)):

@@ -46,6 +46,14 @@ CASES = {
         b @= np.zeros((3, 3))
         c = b + np.zeros((5, 3))
         """, [(6, "SC101"), (8, "SC201")]),
+    "a parenthesized tuple index is the tuple's items; a literal index past the dim is an error": (
+        """
+        import numpy as np
+        x = np.zeros((4, 5))
+        a = x[(0, None)] + np.zeros((2, 4))
+        b = x[[0, 9]]
+        c = x[:, [True, False, True, False, True]] + np.zeros((4, 2))
+        """, [(4, "SC101"), (5, "SC111"), (6, "SC101")]),
     "a name that only looks like numpy has no array semantics": (
         """
         import mylib as np

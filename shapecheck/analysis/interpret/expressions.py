@@ -563,7 +563,9 @@ class Expressions:
             self.loose_items = items
             return None
         if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)) and \
-                items[0] is not None:  # x[None] is x[None,]: None here means "unknown"
+                items[0] is not None and not (  # x[None] is x[None,]: None means "unknown"
+                isinstance(node.slice[0].slice, cst.Index) and
+                isinstance(node.slice[0].slice.value, cst.Tuple)):
             return items[0]
         return tuple(items)
 
@@ -571,6 +573,11 @@ class Expressions:
         """Each index item: a value the op table takes, FAIL when unknown, or a LooseSlice
         for a slice whose bounds are not ints the analysis knows (``x[:, :n]``)."""
         items = []
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
+                isinstance(node.slice[0].slice.value, cst.Tuple):
+            # x[(0, None)] is x[0, None]; x[()] takes the whole 0-d array.
+            return [index_arg(self.eval(element.value), self.contents_of)
+                    for element in node.slice[0].slice.value.elements]
         for element in node.slice:
             part = element.slice
             if isinstance(part, cst.Index):

@@ -91,6 +91,9 @@ def index_arg(value: Value, contents: Contents | None = None) -> Any:
             return FAIL
         return array_arg(value, contents if value.dtype == "bool" else None)
     if isinstance(value, TupleValue) and value.is_list:
+        if all(isinstance(v, IntValue) and isinstance(v.value, int) for v in value.items) \
+                and value.items:
+            return [v.value for v in value.items]  # its values say whether it is in range
         if all(isinstance(v, IntValue) for v in value.items):
             return rt_ops.ArrayArg((len(value.items),), "int64")
         if all(isinstance(v, ConstValue) and isinstance(v.value, bool) for v in value.items):
