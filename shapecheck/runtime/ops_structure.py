@@ -20,7 +20,7 @@ from .arguments import shape_of as _shape
 from .arguments import size_args
 from .creation import ARRAY, Created, creation
 from .dialects import Dialect
-from .dims import eq, mul, numel
+from .dims import dims_equal, eq, format_shape, mul, numel
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
 from .verdicts import Result, ShapeError
@@ -327,6 +327,11 @@ def _lstsq_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> 
         if None not in kinds and not kinds <= {"float32", "float64", "complex64", "complex128"}:
             raise ShapeError("dtype", "This function doesn't handle types other than float and "
                              "double", "RuntimeError")
+        if None not in kinds and len(kinds) > 1:
+            left, right = (dtypes.torch_dtype_name(k) for k in (_dtype(a), _dtype(b)))
+            raise ShapeError("dtype", "torch.linalg.lstsq: Expected input and other to have the "
+                             f"same dtype, but got input's dtype {left} and other's dtype "
+                             f"{right}", "RuntimeError")
     elif "float16" in (_dtype(a), _dtype(b)):
         raise ShapeError("dtype", "array type float16 is unsupported in linalg", "TypeError")
     return _lapack.lstsq(_shape(a), _shape(b), driver=kwargs.get("driver"), dialect=dialect)
@@ -460,6 +465,42 @@ def _index_fill_rule(x: Any, dim: Any, index: Any, value: Any, *, dialect: Diale
     return Result.of(shape)
 
 
+def _put_along_rule(x: Any, indices: Any, values: Any, *args: Any, dialect: Dialect,
+                    **kwargs: Any) -> Result:
+    """np.put_along_axis(arr, indices, values, axis): indices of arr's rank pick along the axis
+    (the other dims broadcast with arr's), values broadcast to what they pick; arr keeps its
+    shape. With axis=None, 1-d indices pick from arr flattened."""
+    shape, picked = _shape(x), _shape(indices)
+    axis = _arg(args, 0, kwargs, "axis")
+    if axis is None:
+        if len(picked) != 1:
+            raise ShapeError("argument", "when axis=None, `indices` must have a single "
+                             "dimension.", "ValueError")
+        target = picked
+    else:
+        if len(picked) != len(shape):
+            raise ShapeError("argument", "`indices` and `arr` must have the same number of "
+                             "dimensions", "ValueError")
+        w = _axes.normalize_numpy_axis(axis, len(shape))
+        others = tuple(1 if i == w else n for i, n in enumerate(shape))
+        try:
+            target = _broadcast.broadcast_shapes(picked, others, dialect=dialect).shape
+        except ShapeError:
+            raise ShapeError("index", "shape mismatch: indexing arrays could not be broadcast "
+                             "together", "IndexError") from None
+    given = _shape(values)
+    while len(given) > len(target) and eq(given[0], 1) is True:
+        given = given[1:]  # as in any assignment, leading 1s of the values are dropped
+    if len(given) > len(target) and eq(given[0], 1) is None:
+        raise NotImplementedError("a leading dim of the values that may be 1")
+    together, _ = _broadcast.broadcast_pair(given, target)
+    if len(given) > len(target) or together is None or dims_equal(together, target) is False:
+        raise ShapeError("argument", f"shape mismatch: value array of shape "
+                         f"{format_shape(given, 'numpy')} could not be broadcast to indexing "
+                         f"result of shape {format_shape(target, 'numpy')}", "ValueError")
+    return Result.of(shape)
+
+
 def _take_rule(x: Any, index: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     """np.take(x, index, axis=None) / torch.take(x, index): flat unless an axis is given."""
     axis = _arg(args, 0, kwargs, "axis") if dialect.is_numpy else None
@@ -555,6 +596,7 @@ def _register() -> None:
     _add("tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("trace", "torch", _trace_rule, dtype=_sum_dtype)
     _add("take", "torch", _take_rule)
+    _add("np.put_along_axis", "numpy", _put_along_rule, inplace=True)
     _add("take", "numpy", _take_rule)
     for op in ("tril", "triu"):
         _add(f"torch.{op}", "torch", _torch_triangle_rule(op))

@@ -16,7 +16,8 @@ from shapecheck.runtime.verdicts import ShapeError
 
 PAIRS = [((5, 3), (5,)), ((5, 3), (5, 2)), ((3, 5), (3,)), ((3, 5), (3, 2)), ((5, 3), (4,)),
          ((5, 3), (5, 2, 1)), ((2, 5, 3), (2, 5, 2)), ((2, 5, 3), (5, 2)), ((1, 5, 3), (3, 5, 2)),
-         ((2, 5, 3), (2, 5)), ((5,), (5,)), ((0, 3), (0,))]
+         ((2, 5, 3), (2, 5)), ((5,), (5,)), ((0, 3), (0,)), ((5, 3), (5, 2)),
+         ((2, 2, 3), (2, 2))]
 
 
 def ours(library: str, a: tuple, b: tuple, dtype: str, **kwargs):
@@ -55,11 +56,14 @@ def test_torch_lstsq_matches_torch(a, b, dtype, driver):
         real = torch.linalg.lstsq(torch.rand(a).to(getattr(torch, dtype)),
                                   torch.rand(b).to(getattr(torch, dtype)), **kwargs)
     except Exception as exc:
-        assert isinstance(ours("torch", a, b, dtype, **kwargs), ShapeError), exc
+        try:
+            assert isinstance(ours("torch", a, b, dtype, **kwargs), ShapeError), exc
+        except NotImplementedError:  # a reading of b torch has rules of its own for: unknown
+            pass
         return
     try:
         shapes, kinds = ours("torch", a, b, dtype, **kwargs)
-    except NotImplementedError:  # residuals of a stack: the values decide, so unknown
+    except NotImplementedError:  # residuals of a stack (the values decide) or such a b
         return
     assert all(fits(s, tuple(r.shape)) for s, r in zip(shapes, real))
     assert list(kinds) == [str(r.dtype).removeprefix("torch.") for r in real]
