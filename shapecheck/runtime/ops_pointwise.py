@@ -208,11 +208,15 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
     """
     def rule(target: ArrayArg, *others: Any, dialect: Dialect, **kwargs: Any) -> Result:
         # The op's own refusals first: bitwise ops of floats, bool subtraction, torch's
-        # remainder or power of bools.
-        if op in _BITWISE:
-            _integral_operands(op, (target,) + others, dialect)
-        if len(others) == 1:
-            _scalar_operand_checks(op, (target, others[0]), dialect)
+        # remainder or power of bools. Kind "operand": the op refuses its operands' dtypes,
+        # which is no cast of a result into the target.
+        try:
+            if op in _BITWISE:
+                _integral_operands(op, (target,) + others, dialect)
+            if len(others) == 1:
+                _scalar_operand_checks(op, (target, others[0]), dialect)
+        except ShapeError as err:
+            raise ShapeError("operand", err.message, err.exc_type, err.dim, err.shapes) from None
 
         def check_dtype() -> None:
             if others:
