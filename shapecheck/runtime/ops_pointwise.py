@@ -128,7 +128,10 @@ def _pointwise_dtype(op: str) -> Callable[..., Any]:
         a, b = args
         if not (_is_array(a) or _is_array(b)):
             return None
-        return dtypes.op_result_type(op, _dtype(a), _dtype(b), dialect, _ndim(a), _ndim(b),
+        # torch's div with a rounding mode rounds to the operands' own type, as // does.
+        rounded = op in dtypes.TRUE_DIVISION_OPS and kwargs.get("rounding_mode") is not None
+        return dtypes.op_result_type("floor_divide" if rounded else op, _dtype(a), _dtype(b),
+                                     dialect, _ndim(a), _ndim(b),
                                      exponent=None if _is_array(b) else b)
     return dtype
 

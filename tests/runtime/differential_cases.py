@@ -765,6 +765,10 @@ def promotion(p: Pick) -> Case:
         fn = "power"
     if library == "torch" and fn in ("greater", "equal"):
         fn = {"greater": "gt", "equal": "eq"}[fn]
+    if library == "torch" and fn == "divide" and boolean(p):  # rounds to the operands' type
+        return Case("promotion", library, F("torch.div", (V("x"), other),
+                                            kw(rounding_mode=p.choice(["floor", "trunc"]))),
+                    inputs)
     return Case("promotion", library, F(f"{prefix(library)}.{fn}", (V("x"), other)), inputs)
 
 
