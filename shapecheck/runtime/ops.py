@@ -547,6 +547,14 @@ def _matmul_rule(reflected: bool = False) -> Callable[..., Result]:
             core = 2 - sum(1 for v in (a, b) if len(_shape(v)) == 1)
             result = _matmul_out(result, out.shape, core, dialect)
         left, right = _dtype(a), _dtype(b)
+        if dialect.is_torch and left == right == "bool" and isinstance(a, ArrayArg) and \
+                isinstance(b, ArrayArg):
+            # torch's matmul kernels have no bool loop; which one refuses depends on the ranks.
+            ranks = (a.ndim, b.ndim)
+            kernel = "dot" if ranks == (1, 1) else "addmv_impl_cpu" if ranks == (2, 1) else \
+                "bmm" if min(ranks) >= 3 else "addmm_impl_cpu_"
+            raise ShapeError("dtype", f'"{kernel}" not implemented for \'Bool\'',
+                             "NotImplementedError")
         if isinstance(a, ArrayArg) and isinstance(b, ArrayArg) and left and right \
                 and left != right and dialect.is_torch and not dialect.legacy:
             if a.ndim == 1 and b.ndim == 1:

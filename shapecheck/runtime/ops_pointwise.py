@@ -223,9 +223,14 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
 
         def check_dtype() -> None:
             if others:
-                result_dtype = dtypes.op_result_type(op, _dtype(target), _dtype(others[0]), dialect,
-                                                     _ndim(target), _ndim(others[0]))
-                dtypes.inplace_dtype(target.dtype, result_dtype, op=op, dialect=dialect)
+                other = others[0]
+                # bool ** 2 runs as a square, computed in int8 (which no bool target holds).
+                result_dtype = dtypes.op_result_type(
+                    op, _dtype(target), _dtype(other), dialect, _ndim(target), _ndim(other),
+                    exponent=None if _is_array(other) else other)
+                ufunc = "square" if op == "pow" and result_dtype == "int8" and \
+                    _dtype(target) == "bool" else op
+                dtypes.inplace_dtype(target.dtype, result_dtype, op=ufunc, dialect=dialect)
 
         if dialect.is_numpy:
             check_dtype()
