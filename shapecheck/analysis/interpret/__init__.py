@@ -3,7 +3,7 @@
 Each file of this package holds one concern, and ``Interpreter`` composes
 them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
-creation, functions (summaries and specialization), modules (classes
+inplace_ops, creation, functions (summaries and specialization), modules (classes
 and torch.nn) and effects (alias facts of every array, and the write and
 read events SC301-SC304, SC306 and SC307 fire from) and constraints
 (symbols the code names, and SC112). Every op is evaluated by the runtime
@@ -31,13 +31,14 @@ from .env import Scope
 from .expressions import Expressions
 from .functions import Functions
 from .imported import ImportSession, ProjectImports
+from .inplace_ops import InplaceOps
 from .modules import Modules
 from .opcalls import OpGateway
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
-                  Effects, Constraints):
+class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, InplaceOps,
+                  Creation, Functions, Modules, Effects, Constraints):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

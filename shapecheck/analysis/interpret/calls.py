@@ -7,7 +7,6 @@ from dataclasses import replace
 import libcst as cst
 import numpy as np
 
-from ...runtime import dtypes as rt_dtypes
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
 from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
@@ -18,7 +17,6 @@ from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
-from ...runtime.verdicts import ShapeError
 from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
@@ -40,7 +38,6 @@ from ..values import (
     join_values,
     shape_value,
 )
-from .effects import NOT_DATA_WRITES
 from .env import (
     ArgParserMethod,
     ArgParserValue,
@@ -54,7 +51,6 @@ from .env import (
     PartialValue,
 )
 from .names import (
-    AUG_LABEL,
     CONVERSIONS,
     LIST_MUTATORS,
     NON_MUTATING_BUILTINS,
@@ -64,7 +60,7 @@ from .names import (
     STATE_REGISTRARS,
     UNMODELED_KWARGS,
 )
-from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
+from .operands import FAIL, array_arg, dtype_from, to_arg
 
 # math's functions of numbers: those that answer an int, and those that answer a float.
 _MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
@@ -761,49 +757,6 @@ class Calls:
             values, indices = out.items
             out = TupleValue((values, replace(indices, dtype="int64")))
         return out
-
-    def inplace_op(self, node, target: AbstractArray, target_node, op: str, others: list,
-                   name: str, kwargs: dict | None = None) -> None:
-        """x += y, x.add_(y), x.copy_(y): the result must fit x's shape and dtype."""
-        if name not in NOT_DATA_WRITES:
-            if not name.startswith("__"):
-                self.check_write_to_copy(target_node, node, f".{name}()")
-            elif isinstance(target_node, cst.Subscript):  # x[i] += 1 is x[i]'s own setitem
-                self.check_write_to_copy(target_node.value, node, "assignment")
-            self.write(target, node, target_node,
-                       "augmented assignment" if name.startswith("__") else f".{name}()",
-                       tuple(v for v, _ in others))
-        if target.shape is None:
-            return
-        dialect = self.dialect_for(target.library)
-        args = [self.to_arg(v) for v, _ in others]
-        if any(a is FAIL for a in args) or any(
-                isinstance(v, AbstractArray) and v.shape is None for v, _ in others):
-            return
-        operands = [(target, target_node)] + others
-        label = name if not name.startswith("__") else AUG_LABEL.get(name, name)
-        self.inplace_call = True
-        try:
-            result = self._apply_inplace(name, dialect, target, args, kwargs, node, operands, label)
-        finally:
-            self.inplace_call = False
-        if result is None:
-            return
-        other = others[0][0] if others else None
-        base_op = op.rstrip("_") if not op.startswith("__") else op
-        if name in ("copy_",) or other is None:
-            return
-        result_dtype = rt_dtypes.op_result_type(base_op, target.dtype, dtype_of(other), dialect,
-                                                ndim_of(target), ndim_of(other))
-        try:
-            rt_dtypes.inplace_dtype(target.dtype, result_dtype, op=base_op, dialect=dialect)
-        except ShapeError as err:
-            self.report_error(err, node, operands, label, dialect, None)
-
-    def _apply_inplace(self, name, dialect, target, args, kwargs, node, operands, label):
-        return self.apply(name, dialect, (array_arg(target),) + tuple(args), {
-            k: a for k, a in ((k, self.to_arg(v)) for k, v in (kwargs or {}).items())
-            if a is not FAIL}, node, operands, label)
 
 
 def with_dtypes(out: Value, dtypes: tuple | str | None) -> Value:
