@@ -9,7 +9,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .dialects import Dialect
-from .dims import UNKNOWN, Dim, Shape, Sym
+from .dims import UNKNOWN, Dim, Shape, Sym, numel
 from .layout import Layout
 from .rules import indexing as _ix
 from .verdicts import ShapeError
@@ -123,10 +123,23 @@ def data_size(what: str, operand: Any, *detail: Any) -> Dim:
     many distinct values or slices): a symbol named after the operand's contents, so results
     read off the same values share it, or UNKNOWN when the contents have no name. The symbol's
     name is no identifier: it is never mistaken for a dim the code named."""
+    if isinstance(operand, ArrayArg):
+        # Values of none or one element leave no choice: none are nonzero or distinct in an
+        # empty array, and one element is one distinct value (or slice).
+        among = operand.shape[detail_axis(detail)] if detail else numel(operand.shape)
+        if among == 0 and what in ("nnz", "unique", "sum"):
+            return 0
+        if among == 1 and what == "unique":
+            return 1
     contents = operand.contents if isinstance(operand, ArrayArg) else None
     if contents is None:
         return UNKNOWN
     return Sym.atom(f"{what}({', '.join((contents,) + tuple(str(d) for d in detail))})")
+
+
+def detail_axis(detail: tuple) -> int:
+    """The axis a data size is read along (``axis=1``): unique slices are counted along it."""
+    return int(str(detail[0]).rsplit("=", 1)[-1])
 
 
 def index_items(key: Any) -> tuple:

@@ -289,6 +289,14 @@ def _reduce_rule(op: str) -> Callable[..., Result]:
                              "logical_xor function instead.", "TypeError")
         if dialect.is_numpy and op == "average" and set(kwargs) - {"axis", "keepdims"}:
             raise NotImplementedError("weights: not modelled")
+        asked = dtypes.dtype_spelling(kwargs.get("dtype"))
+        if dialect.is_numpy and op == "std" and asked and (dtypes.category(asked) or 0) < 2 \
+                and (axis is not None or keep):
+            # The variance computes in that dtype; the square root of an array of it is a float
+            # array it cannot hold (a full reduction's scalar converts freely).
+            raise ShapeError("dtype", f"Cannot cast ufunc 'sqrt' output from dtype('float64') "
+                             f"to dtype('{asked}') with casting rule 'same_kind'",
+                             "UFuncTypeError")
         result = _reductions.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
         out = kwargs.get("out")
         if isinstance(out, ArrayArg) and len(result.outputs) == 1:

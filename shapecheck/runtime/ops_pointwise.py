@@ -85,7 +85,10 @@ def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result
         if op in _BITWISE:
             _integral_operands(op, operands, dialect)
         if len(operands) == 2:
-            _scalar_operand_checks(op, operands, dialect)
+            mode = kwargs.get("rounding_mode")
+            # torch's div with a rounding mode runs the kernels of // (no bool loop either).
+            _scalar_operand_checks(f"div_{mode}" if op in dtypes.TRUE_DIVISION_OPS and
+                                   mode in ("floor", "trunc") else op, operands, dialect)
         shapes = _operand_shapes(operands, dialect)
         if len(shapes) == 1:
             # torch-legacy: a tensor with a Python scalar; nothing to broadcast.
@@ -158,7 +161,8 @@ _INT_RANGES = {name: (int(np.iinfo(name).min), int(np.iinfo(name).max))
                             "uint64")}
 
 
-_TORCH_NO_BOOL_KERNEL = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+_TORCH_NO_BOOL_KERNEL = {"floor_divide": "div_floor_cpu", "div_floor": "div_floor_cpu",
+                         "div_trunc": "div_trunc_cpu", "remainder": "remainder_cpu",
                          "fmod": "fmod_cpu", "pow": "pow", "hypot": "hypot_cpu",
                          "logaddexp": "logaddexp_cpu"}
 """torch ops whose CPU kernel has no bool loop: two bool operands are refused."""

@@ -3,8 +3,9 @@
 The call returns out itself, so on success the result has out's dtype (and, in NumPy, out's
 shape). What out must be differs by family, as measured on NumPy 2 and torch 2:
 
-- NumPy ufuncs (``add``, ``exp``, ``clip``, ``round``, ``matmul``): out broadcasts with the
-  inputs and is not itself broadcast; the result casts to out's dtype by ``same_kind``.
+- NumPy ufuncs (``add``, ``exp``, ``clip``, ``matmul``): out broadcasts with the inputs and
+  is not itself broadcast; the result casts to out's dtype by ``same_kind``. ``round`` also
+  wants out of as many elements as the result.
 - NumPy reductions (``sum``, ``mean``, ``var``, ``max``): out has the result's shape exactly;
   any cast is allowed (``std`` ends in a sqrt ufunc: same_kind). Accumulations (``cumsum``)
   are certain only for an out of the result's very shape.
@@ -56,14 +57,16 @@ def policy(name: str, library: str) -> tuple[str, str] | None:
         if short in ("argmax", "argmin"):
             return "exact", "index"
         if short in ("concatenate", "stack"):
-            return "join", "same_kind"
+            return "join", "array_same_kind"
         if short in _NUMPY_ACCUMULATIONS:
             return "accumulate", "any"
         if short in _NUMPY_ANY_CAST:
             return "exact", "any"
         if short in ("std", "nanstd"):
             return "exact", "same_kind"  # the last step is a sqrt ufunc
-        if short in ("clip", "round", "around") or isinstance(getattr(np, short, None), np.ufunc):
+        if short in ("round", "around"):
+            return "round", "same_kind"
+        if short == "clip" or isinstance(getattr(np, short, None), np.ufunc):
             return "ufunc", "same_kind"
         return None
     if short in ("argmax", "argmin"):
@@ -112,14 +115,17 @@ def check_shape(kind: str, name: str, result: Result, out: tuple, dialect: Diale
         # An accumulation's out is matched against the input by rules of its own (an empty out
         # of a 1-d result passes): only an out of the result's very shape is certain.
         raise NotImplementedError("an accumulation into an out of another shape")
-    if kind == "ufunc":
+    if kind == "round" and eq(numel(out), numel(shape)) is False:
+        # np.round writes through ufuncs, but first wants out of as many elements.
+        raise ShapeError("out", "invalid output shape", "ValueError", shapes=(out, shape))
+    if kind in ("ufunc", "round"):
         from .rules.pointwise import unary_out
 
         return unary_out(shape, out, dialect=dialect)
     return Result.of(out) if same is True else result
 
 
-def check_dtype(cast: str, result: str | None, out: str | None, source: str | None,
+def check_dtype(cast: str, name: str, result: str | None, out: str | None, source: str | None,
                 dialect: Dialect) -> None:
     """Raise the library's refusal to write a result of dtype ``result`` into out's."""
     if result is None or out is None:
@@ -128,9 +134,15 @@ def check_dtype(cast: str, result: str | None, out: str | None, source: str | No
         if cast == "exact" and out != result:
             raise ShapeError("dtype", "output array is not acceptable (must have the right "
                              "datatype, number of dimensions, and be a C-Array)", "ValueError")
-        if cast == "same_kind" and dtypes.can_cast_inplace(result, out, dialect) is False:
+        if cast == "array_same_kind" and dtypes.can_cast_inplace(result, out, dialect) is False:
             raise ShapeError("dtype", f"Cannot cast array data from dtype('{result}') to "
                              f"dtype('{out}') according to the rule 'same_kind'", "TypeError")
+        if cast == "same_kind" and dtypes.can_cast_inplace(result, out, dialect) is False:
+            ufunc = {"round": "rint", "around": "rint", "std": "sqrt", "nanstd": "sqrt"}.get(
+                _short(name), _short(name))
+            raise ShapeError("dtype", f"Cannot cast ufunc '{ufunc}' output from "
+                             f"dtype('{result}') to dtype('{out}') with casting rule "
+                             "'same_kind'", "UFuncTypeError")
         if cast == "index" and dtypes.can_cast_inplace(out, "int64", dialect) is False:
             raise ShapeError("dtype", f"Cannot cast array data from dtype('{out}') to "
                              "dtype('int64') according to the rule 'same_kind'", "TypeError")
@@ -161,7 +173,7 @@ def with_out(name: str, library: str, rule: Callable[..., Result],
     if family is None:
         return rule
     kind, cast = family
-    own = getattr(rule, "handles_out", False)
+    own = getattr(rule, "handles_out", False) and kind != "round"  # round checks more
 
     @functools.wraps(rule)
     def checked(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -172,7 +184,8 @@ def with_out(name: str, library: str, rule: Callable[..., Result],
         result = rule(*args, dialect=dialect, **kwargs) if own else \
             check_shape(kind, name, rule(*args, dialect=dialect, **plain), out.shape, dialect)
         source = args[0].dtype if args and isinstance(args[0], ArrayArg) else None
-        check_dtype(cast, _plain_dtype(dtype, args, plain, dialect), out.dtype, source, dialect)
+        check_dtype(cast, name, _plain_dtype(dtype, args, plain, dialect), out.dtype, source,
+                    dialect)
         return result
     return checked
 

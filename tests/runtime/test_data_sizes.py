@@ -85,3 +85,13 @@ def test_the_engine_runs_selections_on_values_and_keeps_their_real_sizes():
                           Step("torch.masked_select", (Ref(0), Ref(0)))])
     assert results[1].value.shape == (3, 2)
     assert results[2].value.shape == (3,)
+
+
+def test_an_empty_or_one_element_operand_leaves_its_count_no_choice():
+    torch = pytest.importorskip("torch")
+    one, empty = ArrayArg((1,), "float32", contents="x"), ArrayArg((0, 3), "float32", contents="e")
+    assert rule("np.unique", NUMPY, one).shape == (1,) == np.unique(np.zeros(1)).shape
+    assert rule("np.unique", NUMPY, empty).shape == (0,) == np.unique(np.zeros((0, 3))).shape
+    assert rule("torch.unique", TORCH, ArrayArg((1, 3), "float32", contents="y"), dim=0).shape \
+        == (1, 3) == tuple(torch.unique(torch.zeros(1, 3), dim=0).shape)
+    assert rule("np.flatnonzero", NUMPY, empty).shape == (0,)

@@ -70,3 +70,21 @@ def test_numpy_ops_compute_in_the_dtype_numpy_does(op):
 def test_torch_ops_compute_in_the_dtype_torch_does(op):
     for dtype in TORCH_DTYPES:
         assert ours(f"torch.{op}", "torch", dtype) == real_torch(op, dtype), (op, dtype)
+
+
+def test_keyword_dtypes_the_libraries_refuse_are_refused():
+    torch = pytest.importorskip("torch")
+    x = ArrayArg((2, 3), "bool")
+    std = ops.lookup("np.std", get_dialect("numpy"))
+    with pytest.raises(ShapeError):
+        std.rule(x, dialect=get_dialect("numpy"), axis=0, dtype="int64")
+    with pytest.raises(TypeError):  # numpy.exceptions.UFuncTypeError is a TypeError
+        np.std(np.ones((2, 3), dtype=bool), axis=0, dtype=np.int64)
+    assert std.rule(x, dialect=get_dialect("numpy"), dtype="int64").shape == ()
+    assert np.std(np.ones((2, 3), dtype=bool), dtype=np.int64).dtype == np.int64
+    div = ops.lookup("torch.div", get_dialect("torch"))
+    for mode in ("floor", "trunc"):
+        with pytest.raises(ShapeError):
+            div.rule(x, True, dialect=get_dialect("torch"), rounding_mode=mode)
+        with pytest.raises(NotImplementedError):
+            torch.div(torch.ones(3, dtype=torch.bool), True, rounding_mode=mode)

@@ -37,7 +37,8 @@ DTYPES = ("float32", "float64", "int64", "int32", "bool", "float16")
 
 
 def outs(result: tuple) -> list:
-    return [result, result[1:], result + (1,), (1,) + result, (5,), tuple(reversed(result))]
+    return [result, result[1:], result + (1,), (1,) + result, (2,) + result, (5,),
+            tuple(reversed(result))]
 
 
 def ours(library: str, name: str, extra: tuple, kwargs: dict, out: tuple, dtype: str):
