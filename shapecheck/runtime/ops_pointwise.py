@@ -184,7 +184,8 @@ def _scalar_operand_checks(op: str, operands: tuple, dialect: Dialect) -> None:
                              "supported, use the bitwise_xor, the `^` operator, or the "
                              "logical_xor function instead.", "TypeError")
     result = dtypes.op_result_type(op, kinds[0], kinds[1], dialect, _ndim(operands[0]),
-                                   _ndim(operands[1]))
+                                   _ndim(operands[1]),
+                                   exponent=None if _is_array(operands[1]) else operands[1])
     # pow of a tensor by a Python scalar takes another path (x ** True is x)
     scalar_power = op == "pow" and not all(_is_array(v) for v in operands)
     common = dtypes.result_type(kinds[0], kinds[1], dialect, _ndim(operands[0]),

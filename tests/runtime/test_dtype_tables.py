@@ -88,3 +88,12 @@ def test_keyword_dtypes_the_libraries_refuse_are_refused():
             div.rule(x, True, dialect=get_dialect("torch"), rounding_mode=mode)
         with pytest.raises(NotImplementedError):
             torch.div(torch.ones(3, dtype=torch.bool), True, rounding_mode=mode)
+
+
+def test_a_bool_array_to_a_negative_integer_power_is_refused_as_integers_are():
+    power = ops.lookup("__pow__", get_dialect("numpy"))
+    with pytest.raises(ShapeError):
+        power.rule(ArrayArg((), "bool"), -1, dialect=get_dialect("numpy"))
+    with pytest.raises(ValueError):
+        np.array(True) ** -1
+    assert power.rule(ArrayArg((3,), "bool"), 2, dialect=get_dialect("numpy")).shape == (3,)

@@ -37,3 +37,14 @@ def real(key: tuple, library: str) -> object:
 def test_literal_list_indices_select_or_are_refused_as_in_the_library(key):
     assert ours(key, NUMPY) == real(key, "numpy")
     assert ours(key, TORCH) == real(key, "torch")
+
+
+def test_an_index_array_broadcast_to_nothing_reads_no_value_to_check():
+    key = ([False, False], [1], [False, False, False, False])
+    assert tuple(index((2, 1, 4), index_items(key), dialect=NUMPY).shape) == \
+        np.zeros((2, 1, 4))[key].shape == (0,)
+    key = ([True, False], [1], [False, False, False, True])
+    with pytest.raises(ShapeError):
+        index((2, 1, 4), index_items(key), dialect=NUMPY)
+    with pytest.raises(IndexError):
+        np.zeros((2, 1, 4))[key]

@@ -218,6 +218,7 @@ def _index_numpy(shape: Shape, items: list[Item]) -> Result:
     # Masks are checked while the index is prepared; integers and slices only when it is
     # applied, so their errors wait until every mask has been checked.
     deferred: list[ShapeError] = []
+    outside: list[ShapeError] = []  # literal index arrays past their dim
     p = 0
     for item in items:
         if isinstance(item, IntIndex):
@@ -255,8 +256,8 @@ def _index_numpy(shape: Shape, items: list[Item]) -> Result:
         else:
             bad = _first_out_of_range(item, shape[p])
             if bad is not None:
-                deferred.append(ShapeError("index", f"index {bad} is out of bounds for axis {p} "
-                                           f"with size {shape[p]}", "IndexError", dim=p))
+                outside.append(ShapeError("index", f"index {bad} is out of bounds for axis {p} "
+                                          f"with size {shape[p]}", "IndexError", dim=p))
             entries.append(("adv", tuple(item.shape)))
             adv_shapes.append(tuple(item.shape))
             p += 1
@@ -268,6 +269,8 @@ def _index_numpy(shape: Shape, items: list[Item]) -> Result:
         return Result.of(tuple(d for kind, dims in entries for d in dims))
     adv = _advanced_shape(adv_shapes, lambda shapes: "shape mismatch: indexing arrays could not be broadcast "
                           "together with shapes " + "".join(format_shape(s, "numpy") + " " for s in shapes))
+    if outside and is_zero(numel(adv)) is False:  # an empty broadcast index reads no value
+        raise outside[0]
     return Result.of(_place(entries, adv))
 
 
