@@ -26,7 +26,7 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools"}
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "operator"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
 argparse's option defaults and functools.partial."""
 

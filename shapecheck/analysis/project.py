@@ -134,7 +134,8 @@ def _outline(data: bytes, digest: str):
     for stmt in tree.body:
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
         reads = frozenset(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
-        statements.append((first, stmt.end_lineno or stmt.lineno, frozenset(_bound_names(stmt)), reads))
+        statements.append((first, stmt.end_lineno or stmt.lineno, frozenset(_bound_names(stmt)), reads,
+                           isinstance(stmt, (ast.Import, ast.ImportFrom))))
     return _remember(_outlines, digest, (text, tuple(statements)))
 
 
@@ -153,9 +154,17 @@ def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
     wanted, limit = set(names), MAX_IMPORTED_LINES
     while True:
         reads_of_added: set[str] = set()
-        for index, (first, last, binds, reads) in enumerate(statements):
+        for index, (first, last, binds, reads, is_import) in enumerate(statements):
             size = last - first + 1
-            if index in kept or not binds & wanted or size > limit or size > budget:
+            if index in kept or not binds & wanted:
+                continue
+            if is_import:
+                # An import binds names and runs nothing here: ``import torch.nn as nn`` must
+                # not lose to the budget the classes that read it have spent.
+                kept.add(index)
+                reads_of_added |= reads
+                continue
+            if size > limit or size > budget:
                 continue
             kept.add(index)
             budget -= size
@@ -270,6 +279,24 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
                       (digest, kept))
 
 
+def file_binds(path: str, name: str) -> bool:
+    """Whether a top-level statement of the file at ``path`` binds ``name``.
+
+    ``from pkg import name`` gives the package's own binding when its ``__init__``
+    makes one (``from .conv import conv`` rebinds the submodule's name to the
+    function), and the submodule only otherwise.
+    """
+    try:
+        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            return False
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    outline = _outline(data, content_digest(data))
+    return outline is not None and any(name in statement[2] for statement in outline[1])
+
+
 def _is_package(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "__init__.py"))
 
@@ -358,4 +385,5 @@ class ImportResolver:
 
 
 __all__ = ["MAX_IMPORT_DEPTH", "MAX_IMPORTED_MODULES", "ImportResolver", "ParsedFile", "Target",
+           "file_binds",
            "content_digest", "file_digest", "read_project_file"]

@@ -183,7 +183,7 @@ def _replay_on_engine(trace: list[Step], calls: list[Call], dialect: Dialect,
                                     f"{step.text}: {result.error.message}")
             return Confirmation("NumPy", "disagrees", f"{step.text}: {result.error.message}")
         outputs = result.value if isinstance(result.value, tuple) else (result.value,)
-        shapes = tuple(o.shape for o in outputs if isinstance(o, EngineArray))
+        shapes = result.shapes
         if isinstance(expected, Result) and expected.outputs and (
                 not shapes or not fits(tuple(expected.outputs[0]), shapes[0], sizes)):
             return Confirmation("NumPy", "disagrees",

@@ -27,11 +27,11 @@ from shapecheck.analysis.values import (
 )
 from shapecheck.runtime import ops
 from shapecheck.runtime.creation import CREATORS
-from shapecheck.runtime.random_draws import SAMPLERS
 from shapecheck.runtime.dialects import Dialect, get_dialect
 from shapecheck.runtime.dims import format_shape, is_known, shape_is_concrete
 from shapecheck.runtime.layout import Layout
 from shapecheck.runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
+from shapecheck.runtime.random_draws import SAMPLERS
 from shapecheck.runtime.rules.pointwise import POINTWISE_OPS
 from shapecheck.runtime.verdicts import Result, ShapeError
 

@@ -3,9 +3,10 @@
 Each file of this package holds one concern, and ``Interpreter`` composes
 them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
-inplace_ops, creation, functions (summaries and specialization), modules (classes
-and torch.nn) and effects (alias facts of every array, and the write and
-read events SC301-SC304, SC306 and SC307 fire from) and constraints
+inplace (the writes of in-place ops and the shapes they change), creation,
+functions (summaries and specialization), modules (classes and torch.nn) and
+effects (alias facts of every array, and the write and read events
+SC301-SC304, SC306 and SC307 fire from) and constraints
 (symbols the code names, and SC112). Every op is evaluated by the runtime
 (shapecheck.runtime), so the shape rules exist once; this package only turns source into
 operands and runtime verdicts into findings. Anything it does not
@@ -22,23 +23,25 @@ import libcst as cst
 from ...runtime.dialects import Dialect, get_dialect
 from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
+from .builtins import Builtins
 from .calls import Calls
 from .constraints import Constraints
 from .context import Context, Step
 from .creation import Creation
+from .dicts import Dicts
 from .effects import Effects
 from .env import Scope
 from .expressions import Expressions
 from .functions import Functions
 from .imported import ImportSession, ProjectImports
-from .inplace_ops import InplaceOps
+from .inplace import InPlace
 from .modules import Modules
 from .opcalls import OpGateway
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, InplaceOps,
-                  Creation, Functions, Modules, Effects, Constraints):
+class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
+                  Effects, Constraints, Dicts, InPlace, Builtins):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
@@ -58,6 +61,8 @@ def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
     """
     interp = Interpreter(module, source, path, settings)
     interp.coverage = coverage
+    if coverage is not None:
+        coverage.attach(interp)
     if os.path.isfile(path):
         session = ImportSession(path, getattr(settings, "project_root", None))
         interp.start_imports(session)

@@ -9,9 +9,10 @@ from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.nn import LOSSES
+from ...runtime.nn import LOSSES, is_layer_subclass
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
+from ...runtime.nn import functional_keeps_shape as nn_functional_keeps_shape
 from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
@@ -23,21 +24,27 @@ from ...runtime.nn.sizes import (
     trailing_features,
 )
 from ...runtime.verdicts import ShapeError
+from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
     Alias,
+    BoundMethod,
     ClassValue,
     ConstValue,
+    DictValue,
+    FloatValue,
     FunctionValue,
     InstanceValue,
     IntValue,
     LayerValue,
+    ModuleRef,
     Storage,
     TupleValue,
     Value,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+from .env import LAYER_ATTR, LayerSuperMethod, SuperValue
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
 
 
@@ -83,6 +90,85 @@ def _layer_input(value: Value):
     return FAIL
 
 
+def _from_runtime(value) -> Value:
+    """A layer's normalized constructor argument as the analyzer's value (``in_features``,
+    ``normalized_shape``, ``kernel_size``...); unknown for what the runtime does not know."""
+    if isinstance(value, bool) or value is None or isinstance(value, (float, str)):
+        return ConstValue(value)
+    if isinstance(value, tuple):
+        return TupleValue(tuple(_from_runtime(item) for item in value))
+    if value is DIM_UNKNOWN:
+        return IntValue(DIM_UNKNOWN)
+    try:
+        return IntValue(value)  # an int or a symbolic Dim
+    except TypeError:
+        return UNKNOWN_VALUE
+
+
+def layer_kind_of(value: Value) -> str | None:
+    """The torch.nn layer class ``value`` is, or a class of the code derives from."""
+    if isinstance(value, ModuleRef):
+        qualname = canonical(value.qualname)
+        kind = qualname[len("torch.nn."):]
+        return kind if qualname.startswith("torch.nn.") and kind in NN_LAYERS else None
+    if isinstance(value, ClassValue):
+        return value.layer_kind
+    return None
+
+
+_BUILTIN_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "list": list, "tuple": tuple,
+                  "dict": dict}
+
+
+def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
+    """``isinstance(kernel_size, list)`` for a value whose Python type is known: ints, floats,
+    constants, tuples and lists, dicts, and arrays (none of those types); None otherwise."""
+    if not (isinstance(classinfo, ModuleRef) and classinfo.qualname.startswith("builtins.")):
+        return None
+    kind = _BUILTIN_TYPES.get(classinfo.qualname[len("builtins."):])
+    if kind is None:
+        return None
+    if isinstance(value, ConstValue):
+        return isinstance(value.value, kind)
+    if isinstance(value, IntValue):
+        return kind is int
+    if isinstance(value, FloatValue):
+        return kind is float
+    if isinstance(value, TupleValue):
+        return kind is (list if value.is_list else tuple)
+    if isinstance(value, DictValue):
+        return kind is dict
+    if isinstance(value, AbstractArray) and not value.maybe_not_array:
+        return False
+    if isinstance(value, (ClassValue, FunctionValue, LayerValue)) or layer_kind_of(value) is not None:
+        return False  # a class, a function or a module is no int, str, list...
+    return None
+
+
+def _instance_of(cls: ClassValue, classinfo: Value, layer: str | None) -> Value:
+    """Whether an instance of ``cls`` is one of ``classinfo`` (a class of the code, or the
+    torch.nn class ``layer``), through its bases; unknown past a base nothing is known of."""
+    if cls is classinfo:
+        return ConstValue(True)
+    if layer is not None and (layer == "Module" and cls.is_nn_module or cls.layer_kind is not None
+                              and is_layer_subclass(cls.layer_kind, layer)):
+        return ConstValue(True)
+    answer: Value = ConstValue(False)
+    for base in cls.bases:
+        if isinstance(base, ClassValue):
+            found = _instance_of(base, classinfo, layer)
+        elif isinstance(base, ModuleRef) and (canonical(base.qualname) in (
+                "torch.nn.Module", "builtins.object") or layer_kind_of(base) is not None):
+            found = ConstValue(False)  # torch's classes are no class of the code, nor other layers
+        else:
+            found = UNKNOWN_VALUE
+        if isinstance(found, ConstValue) and found.value is True:
+            return found
+        if not isinstance(found, ConstValue):
+            answer = UNKNOWN_VALUE
+    return answer
+
+
 def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
     return func.owner is cls
 
@@ -113,6 +199,9 @@ class Modules:
         if name == "embedding":
             options["dtype"] = x.dtype
         if FAIL in converted or FAIL in options.values():
+            if nn_functional_keeps_shape(name) and args[0] is x:
+                # F.layer_norm(x, self.normalized_shape, ...) with a width unknown: x's shape.
+                return AbstractArray(x.shape, x.dtype, "torch", origin, tail=x.tail)
             return AbstractArray(None, x.dtype if name != "embedding" else None, "torch", origin)
         operands = list(zip(args, arg_nodes))
         try:
@@ -150,6 +239,113 @@ class Modules:
         return AbstractArray(tuple(shape), "float32", "torch", self.origin(node),
                              requires_grad=True,
                              alias=Alias(storage, "base", deps=frozenset({storage.id})))
+
+    def layer_attribute(self, node, layer: LayerValue, name: str) -> Value:
+        """``self.fc.in_features``, ``self.normalized_shape`` in a LayerNorm's subclass: the
+        layer's parameters, and its constructor arguments as torch stores them (normalized:
+        a LayerNorm's int width is a 1-tuple, a Conv2d's kernel a pair)."""
+        if name in ("weight", "bias"):
+            return self.layer_parameter(node, layer, name)
+        try:
+            built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
+                                {k: _runtime_arg(v) for k, v in layer.kwargs})
+        except Exception:
+            built = None
+        if built is None:
+            return UNKNOWN_VALUE
+        try:
+            return _from_runtime(built[name])
+        except KeyError:
+            return UNKNOWN_VALUE
+
+    def isinstance_of(self, value: Value, classinfo: Value) -> Value:
+        """``isinstance(module, nn.Linear)`` for a layer or an instance of a class of the code,
+        whose class is known exactly: a ConstValue bool, or unknown when it cannot be told."""
+        if isinstance(classinfo, TupleValue):
+            answers = [self.isinstance_of(value, item) for item in classinfo.items]
+            if any(isinstance(a, ConstValue) and a.value is True for a in answers):
+                return ConstValue(True)
+            if all(isinstance(a, ConstValue) and a.value is False for a in answers):
+                return ConstValue(False)
+            return UNKNOWN_VALUE
+        builtin = _builtin_instance(value, classinfo)
+        if builtin is not None:
+            return ConstValue(builtin)
+        target = None
+        if isinstance(classinfo, ModuleRef):
+            qualname = canonical(classinfo.qualname)
+            name = qualname[len("torch.nn."):]
+            if qualname.startswith("torch.nn.") and (name in NN_LAYERS or name == "Module"):
+                target = name
+        if isinstance(value, LayerValue) and target is not None and value.kind in NN_LAYERS:
+            return ConstValue(is_layer_subclass(value.kind, target))
+        if isinstance(value, InstanceValue):
+            return _instance_of(value.cls, classinfo, target)
+        return UNKNOWN_VALUE
+
+    def issubclass_of(self, cls: Value, classinfo: Value) -> Value:
+        """``issubclass(attn_layer, DiffAttention)`` for a class of the code or a torch.nn layer
+        class: decided through the bases, unknown past a base nothing is known of."""
+        if isinstance(classinfo, TupleValue):
+            answers = [self.issubclass_of(cls, item) for item in classinfo.items]
+            if any(isinstance(a, ConstValue) and a.value is True for a in answers):
+                return ConstValue(True)
+            if all(isinstance(a, ConstValue) and a.value is False for a in answers):
+                return ConstValue(False)
+            return UNKNOWN_VALUE
+        layer = None
+        if isinstance(classinfo, ModuleRef):
+            qualname = canonical(classinfo.qualname)
+            name = qualname[len("torch.nn."):]
+            if qualname.startswith("torch.nn.") and (name in NN_LAYERS or name == "Module"):
+                layer = name
+        if isinstance(cls, ClassValue):
+            return _instance_of(cls, classinfo, layer)
+        kind = layer_kind_of(cls)
+        if kind is not None:
+            if layer is not None:
+                return ConstValue(is_layer_subclass(kind, layer))
+            if isinstance(classinfo, ClassValue):
+                return ConstValue(False)  # torch's class derives from no class of the code
+        return UNKNOWN_VALUE
+
+    def super_value(self, args: list) -> Value:
+        """``super()`` in a method (or ``super(Cls, self)``): the bases' members, bound to self."""
+        if len(args) == 2 and isinstance(args[0], ClassValue) and isinstance(args[1], InstanceValue):
+            return SuperValue(args[0], args[1])
+        func = self.frame.function
+        if args or func is None or not isinstance(func.owner, ClassValue):
+            return UNKNOWN_VALUE
+        params = func.node.params.params
+        instance = self.frame.scope.vars.get(params[0].name.value) if params else None
+        return SuperValue(func.owner, instance) if isinstance(instance, InstanceValue) else UNKNOWN_VALUE
+
+    def super_member(self, sup: SuperValue, name: str) -> Value:
+        """``super().name``: the first base that has it, in the order the bases are written
+        (the MRO of the single inheritance real models use)."""
+        for base in sup.cls.bases:
+            if isinstance(base, ClassValue):
+                member = base.members.get(name)
+                if isinstance(member, FunctionValue):
+                    return BoundMethod(member, sup.instance)
+                if member is not None:
+                    return member
+            kind = layer_kind_of(base)
+            if kind is not None and name in ("__init__", "forward"):
+                return LayerSuperMethod(sup.instance, kind, name)
+        return UNKNOWN_VALUE
+
+    def call_layer_super(self, node, method: LayerSuperMethod, args: list, kwargs: dict,
+                         arg_nodes: list) -> Value:
+        """``super().__init__(c, eps=eps)`` builds the layer the instance is, as ``nn.<kind>(c,
+        eps=eps)`` would; ``super().forward(x)`` runs it."""
+        if method.name == "__init__":
+            method.instance.attrs[LAYER_ATTR] = self.layer_value(method.kind, args, kwargs)
+            return ConstValue(None)
+        layer = method.instance.attrs.get(LAYER_ATTR)
+        if not isinstance(layer, LayerValue):
+            return UNKNOWN_VALUE
+        return self.call_layer(node, layer, args, kwargs, arg_nodes)
 
     def has_functional(self, name: str) -> bool:
         return name in NN_FUNCTIONAL
@@ -367,6 +563,9 @@ class Modules:
                     node: cst.CSTNode | None = None) -> Value:
         instance = InstanceValue(cls)
         init = cls.members.get("__init__")
+        if cls.layer_kind is not None and not isinstance(init, FunctionValue):
+            # ``class LayerNorm2d(nn.LayerNorm)`` with torch's own __init__.
+            instance.attrs[LAYER_ATTR] = self.layer_value(cls.layer_kind, args, kwargs)
         if isinstance(init, FunctionValue) and len(self.active) < MAX_CALL_DEPTH and \
                 id(init) not in self.active and self.specializations < MAX_SPECIALIZATIONS:
             self.specializations += 1
@@ -374,7 +573,7 @@ class Modules:
                 self.standalone(init)
             self.capture.append({})
             try:
-                self.analyze_function(init, [instance] + args, kwargs)
+                self.analyze_function(init, [instance] + args, kwargs, by_call=True)
             finally:
                 captured = self.capture.pop()
             if node is not None:
@@ -396,7 +595,7 @@ class Modules:
         self.specializations += 1
         self.capture.append({})
         try:
-            self.analyze_function(forward, [instance], {})
+            self.analyze_function(forward, [instance], {}, by_call=False)
         finally:
             captured = self.capture.pop()
         self.emit_at_call(node, f"{cls.name}.forward", captured)
@@ -415,6 +614,7 @@ class Modules:
         for method in ordered:
             if id(method) in self.analyzed:
                 continue
-            static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-                         for d in method.node.decorators)
-            self.function_summary(method, None if static else prototype)
+            kind = method_kind(method.node)
+            # A classmethod's cls is the class: cls(...) builds an instance, not a forward.
+            self.function_summary(method, None if kind == "static" else
+                                  cls if kind == "class" else prototype)

@@ -24,9 +24,19 @@ from ..values import (
     TupleValue,
     Value,
     dims_of,
+    truth,
 )
 from .context import callee_name, disables_grad, expects_failure
-from .env import Frame, Scope, is_informative, join_envs, same_env, widen
+from .env import (
+    Frame,
+    Scope,
+    is_informative,
+    join_envs,
+    join_refinements,
+    same_env,
+    widen,
+)
+from .modules import layer_kind_of
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 
@@ -38,15 +48,21 @@ def _ends_in_raise(body) -> bool:
 
 
 def _filled_default(node: cst.If) -> str | None:
-    """``if name is None: name = ...`` (no else): the name whose default the body fills in."""
+    """``if name is None: name = ...`` or ``if not name: name = ...`` (no else): the name whose
+    default the body fills in."""
     test = node.test
-    if node.orelse is not None or not isinstance(test, cst.Comparison) or \
-            len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or \
-            not isinstance(test.comparisons[0].operator, cst.Is) or \
-            not (isinstance(test.comparisons[0].comparator, cst.Name) and
-                 test.comparisons[0].comparator.value == "None"):
+    if node.orelse is not None:
         return None
-    name = test.left.value
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and \
+            isinstance(test.expression, cst.Name):
+        name = test.expression.value
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.left, cst.Name) and isinstance(test.comparisons[0].operator, cst.Is) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and \
+            test.comparisons[0].comparator.value == "None":
+        name = test.left.value
+    else:
+        return None
     for statement in node.body.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
@@ -144,11 +160,13 @@ class Statements:
 
     def stmt_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [self.eval(arg.value) for arg in node.bases]
-        is_nn = any(isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
-                    or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
+        layer_kind = next((kind for kind in map(layer_kind_of, bases) if kind is not None), None)
+        is_nn = layer_kind is not None or any(
+            isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
+            or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn)
+                         is_nn_module=is_nn, bases=tuple(bases), layer_kind=layer_kind)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)
@@ -171,12 +189,11 @@ class Statements:
             # unknown either way, so nothing is lost by following the default.)
             self.exec_block(node.body.body)
             return
-        test = self.eval(node.test)
-        if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
-                isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                       cst.BooleanOperation)):
-            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
-            if test.value:
+        decided = truth(self.eval(node.test))
+        if decided is not None:
+            # A test the known values decide (x.ndim == 2, self.use_residual, mask is None):
+            # one path only.
+            if decided:
                 self.exec_block(node.body.body)
             elif node.orelse:
                 self.exec_orelse(node.orelse)
@@ -196,17 +213,23 @@ class Statements:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
         effects_before = self.effect_state()
+        refinements_before = self.frame.refinements
         results = []
         effects = []
+        refinements = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
+            self.frame.refinements = dict(refinements_before)
             self.restore_effects(effects_before)
             self.flow = None
             path()
             effects.append(self.effect_state())
+            if self.flow != "raise":
+                refinements.append(self.frame.refinements)
             if self.flow in (None, "continue", "break"):
                 results.append((self.frame.scope.vars, self.flow))
         self.join_effects(effects)
+        self.frame.refinements = join_refinements(refinements_before, refinements)
         if not results:
             self.frame.scope.vars = vars_before
             self.flow = "return"
@@ -225,7 +248,10 @@ class Statements:
             self.exec_block(node.orelse.body.body)
 
     def stmt_While(self, node: cst.While) -> None:
-        self.eval(node.test)
+        if truth(self.eval(node.test)) is False:  # the body never runs
+            if node.orelse is not None:
+                self.exec_block(node.orelse.body.body)
+            return
         self.loop(lambda: self.eval(node.test), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)
@@ -351,6 +377,8 @@ class Statements:
             value = self.bind_snapshot(target, value, source)
             self.frame.scope.vars[target.value] = value
             self.bind_name(target.value, value)
+            if self.coverage is not None:
+                self.coverage.bind(target, value)
             self.bind_call_result(target.value, value, source)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
@@ -371,12 +399,12 @@ class Statements:
             if isinstance(owner, InstanceValue):
                 owner.attrs[target.attr.value] = value
                 self.bind_name(self.text(target), value)
+                if self.coverage is not None:
+                    self.coverage.bind(target, value)
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":
-                    dims = dims_of(value)
-                    self.frame.scope.vars[target.value.value] = owner.derived(
-                        dims, Origin(0, target.value.value, source), dtype=owner.dtype)
+                    self.assign_shape(target, owner, value, source)
                 elif target.attr.value in ("dtype", "strides"):
                     self.frame.scope.vars[target.value.value] = owner.derived(
                         None, owner.origin, dtype=None)
@@ -416,8 +444,10 @@ class Statements:
             self.lookup(f"__{dunder}__", dialect) is not None
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
+        if self.dict_store(target, value, source):
+            return
         base = self.eval(target.value)
-        self.check_write_to_copy(target.value, source, "assignment")
+        self.check_write_to_copy(target.value, source, "assignment", target)
         if not isinstance(base, AbstractArray):
             self.index_items(target)
             self.forget_list(target.value)

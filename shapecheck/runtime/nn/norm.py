@@ -13,7 +13,9 @@ from ..dims import Shape, eq, product
 from ..verdicts import Result, RuleWarning
 from .base import (
     FUNCTIONAL,
+    FUNCTIONAL_KEEPS_SHAPE,
     NOT_GIVEN,
+    PARAMETERS,
     NotModelled,
     argument_error,
     dim_arg,
@@ -223,6 +225,114 @@ def local_response_norm(x: Shape, size, alpha=1e-4, beta=0.75, k=1.0) -> Result:
     if known_int(size) is None or size <= 0:
         raise NotModelled("a window size not known or not positive")
     return Result.of(x)
+
+
+# --------------------------------------------------------------------------- functional forms
+
+
+def _vector(shape, what: str):
+    """A 1-d weight or statistic's length; NotModelled for another rank (torch's own wording
+    then depends on more than the length)."""
+    if shape is None:
+        return None
+    if not isinstance(shape, tuple) or len(shape) != 1:
+        raise NotModelled(f"{what} of rank other than 1")
+    return shape[0]
+
+
+def layer_norm_functional(x: Shape, normalized_shape, weight=None, bias=None, eps=1e-5) -> Result:
+    """F.layer_norm: weight and bias must have normalized_shape's shape (checked first), then
+    the input's trailing dims. Unlike the layer, the functional takes no int."""
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise NotModelled("normalized_shape given as one int: torch's TypeError")
+    shape = _normalized({"normalized_shape": normalized_shape})["normalized_shape"]
+    for name, given in (("weight", weight), ("bias", bias)):
+        if given is not None and (len(given) != len(shape) or
+                                  any(widths_differ(a, b) for a, b in zip(given, shape))):
+            raise layer_error(f"Expected {name} to be of same shape as normalized_shape, but got "
+                              f"{name} of shape {torch_size(given)} and normalized_shape = "
+                              f"{torch_size(shape)}", "RuntimeError", x)
+    return layer_norm(x, shape)
+
+
+def rms_norm_functional(x: Shape, normalized_shape, weight=None, eps=None) -> Result:
+    if not isinstance(normalized_shape, (tuple, list)):
+        raise NotModelled("normalized_shape given as one int: torch's TypeError")
+    shape = _normalized({"normalized_shape": normalized_shape})["normalized_shape"]
+    if weight is not None and (len(weight) != len(shape) or
+                               any(widths_differ(a, b) for a, b in zip(weight, shape))):
+        raise layer_error(f"Expected weight to be of same shape as normalized_shape, but got weight "
+                          f"of shape {torch_size(weight)} and normalized_shape = {torch_size(shape)}",
+                          "RuntimeError", x)
+    return rms_norm(x, shape)
+
+
+def group_norm_functional(x: Shape, num_groups, weight=None, bias=None, eps=1e-5) -> Result:
+    return group_norm(x, num_groups, _vector(weight, "weight"))
+
+
+def batch_norm_functional(x: Shape, running_mean, running_var, weight=None, bias=None,
+                          training=False, momentum=0.1, eps=1e-5) -> Result:
+    """F.batch_norm: running_mean, running_var, weight and bias, in that order, must each have
+    as many elements as x has channels."""
+    if running_mean is None and not flag(training) or len(x) < 2:
+        raise NotModelled("evaluation without statistics, or a 1-d input")
+    batch_norm(x, x[1], training=flag(training), stats=False, affine=False)
+    for name, given in (("running_mean", running_mean), ("running_var", running_var),
+                        ("weight", weight), ("bias", bias)):
+        size = _vector(given, name)
+        if size is not None and widths_differ(x[1], size):
+            raise layer_error(f"{name} should contain {x[1]} elements not {size}", "RuntimeError",
+                              x, dim=1)
+    return Result.of(x)
+
+
+def instance_norm_functional(x: Shape, running_mean=None, running_var=None, weight=None,
+                             bias=None, use_input_stats=True, momentum=0.1, eps=1e-5) -> Result:
+    """F.instance_norm keeps the input's shape; statistics or weights sized for another channel
+    count are checked against the batch times the channels, a message left unmodelled."""
+    if len(x) < 2:
+        raise NotModelled("an input of fewer than 2 dims")
+    for given, what in ((running_mean, "running_mean"), (weight, "weight")):
+        size = _vector(given, what)
+        if size is not None and eq(size, x[1]) is not True:
+            raise NotModelled(f"{what} of another width than the channels")
+    return Result.of(x)
+
+
+FUNCTIONAL.update(layer_norm=layer_norm_functional, rms_norm=rms_norm_functional,
+                  group_norm=group_norm_functional, batch_norm=batch_norm_functional,
+                  instance_norm=instance_norm_functional)
+FUNCTIONAL_KEEPS_SHAPE.update({"layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm",
+                               "local_response_norm"})
+
+
+# --------------------------------------------------------------------------- parameters and buffers
+
+
+def _feature_parameters(layer, name: str) -> Shape | None:
+    """BatchNorm / InstanceNorm: weight and bias (num_features,) when affine; the running
+    statistics (num_features,) when they are tracked."""
+    if name in ("weight", "bias"):
+        return (layer["num_features"],) if flag(layer["affine"]) else None
+    if name in ("running_mean", "running_var"):
+        return (layer["num_features"],) if flag(layer["track_running_stats"]) else None
+    return None
+
+
+def _normalized_parameters(layer, name: str) -> Shape | None:
+    """LayerNorm / RMSNorm: weight (and LayerNorm's bias) of normalized_shape, when affine."""
+    if name == "weight" or name == "bias" and layer.kind == "LayerNorm" and flag(layer["bias"]):
+        return tuple(layer["normalized_shape"]) if flag(layer["elementwise_affine"]) else None
+    return None
+
+
+for _kind in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+              "InstanceNorm3d"):
+    PARAMETERS[_kind] = _feature_parameters
+PARAMETERS["LayerNorm"] = PARAMETERS["RMSNorm"] = _normalized_parameters
+PARAMETERS["GroupNorm"] = lambda layer, name: (
+    (layer["num_channels"],) if name in ("weight", "bias") and flag(layer["affine"]) else None)
 
 
 register("LocalResponseNorm", [("size", NOT_GIVEN), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)],

@@ -1,0 +1,157 @@
+"""Python's builtins and the standard modules code computes sizes with: len, range, int,
+isinstance, any/all, zip and enumerate, constant strings' methods, math and operator."""
+
+from __future__ import annotations
+
+import math
+
+import libcst as cst
+
+from ...runtime.dims import UNKNOWN, eq
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    ConstValue,
+    DictValue,
+    FloatValue,
+    IntValue,
+    TupleValue,
+    Value,
+    join_values,
+)
+from .env import Iterable, StrMethod
+from .names import OPERATOR_FUNCTIONS
+
+# math's functions of numbers: those that answer an int, and those that answer a float.
+_MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
+                        "factorial"})
+_MATH_FLOATS = frozenset({"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
+                          "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+                          "erf", "erfc", "gamma", "lgamma", "hypot", "fabs", "fsum", "radians",
+                          "degrees", "copysign", "fmod", "cbrt", "exp2"})
+
+
+def math_result(name: str, args: list) -> Value:
+    """``math.sqrt(d)`` is a float and ``math.ceil(x)`` an int, whatever d and x are."""
+    if name in _MATH_INTS:
+        return IntValue(UNKNOWN)
+    if name in _MATH_FLOATS:
+        return FloatValue()
+    return UNKNOWN_VALUE
+
+
+def _any_all(name: str, items: Value) -> Value:
+    """any/all of known bools: a tuple or list literal exactly; a comprehension, whose one
+    element stands for every item (there may be none), when the empty case agrees."""
+    def known(value: Value) -> bool | None:
+        return value.value if isinstance(value, ConstValue) and isinstance(value.value, bool) else None
+
+    if isinstance(items, TupleValue):
+        values = [known(item) for item in items.items]
+        if None in values:
+            return UNKNOWN_VALUE
+        return ConstValue(any(values) if name == "any" else all(values))
+    if isinstance(items, Iterable):
+        value = known(items.element)
+        if name == "any" and value is False or name == "all" and value is True:
+            return ConstValue(value)
+    return UNKNOWN_VALUE
+
+
+def str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
+    """``"Same".lower()``: the method run on the constant with constant str/int arguments."""
+    if kwargs or not all(isinstance(a, ConstValue) and isinstance(a.value, str) or
+                         isinstance(a, IntValue) and isinstance(a.value, int) for a in args):
+        return UNKNOWN_VALUE
+    try:
+        answer = getattr(method.text, method.name)(*(a.value for a in args))
+    except (TypeError, ValueError):
+        return UNKNOWN_VALUE
+    return ConstValue(answer)
+
+
+class Builtins:
+    def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "isinstance" and len(args) == 2:
+            return self.isinstance_of(*args)
+        if name == "issubclass" and len(args) == 2:
+            return self.issubclass_of(*args)
+        if name in ("any", "all") and len(args) == 1 and not kwargs:
+            return _any_all(name, args[0])
+        if name == "dict":
+            return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
+        if name == "len" and args:
+            value = args[0]
+            if isinstance(value, TupleValue):
+                return IntValue(len(value.items))
+            if isinstance(value, AbstractArray) and value.shape:
+                return IntValue(value.shape[0])
+            return IntValue(UNKNOWN)
+        if name == "range":
+            for bound in args:
+                self.mark_sized(bound)
+            return Iterable(IntValue(UNKNOWN))
+        if name == "enumerate" and args:
+            return Iterable(TupleValue((IntValue(UNKNOWN), self.element_of(args[0]))))
+        if name == "zip" and args:
+            return Iterable(TupleValue(tuple(self.element_of(a) for a in args)))
+        if name in ("reversed", "sorted", "iter") and args:
+            return Iterable(self.element_of(args[0]))
+        if name in ("tuple", "list") and args:
+            value = args[0]
+            if isinstance(value, TupleValue):
+                return TupleValue(value.items, name == "list")
+            if isinstance(value, AbstractArray):
+                return self.listed_rows(value, name == "list")
+            return UNKNOWN_VALUE
+        if name == "int" and len(args) == 1 and not kwargs:
+            if isinstance(args[0], IntValue):
+                return args[0]
+            known = args[0].value if isinstance(args[0], ConstValue) else None
+            if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known):
+                return IntValue(int(known))
+            return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
+        if name == "float" and len(args) == 1 and not kwargs:
+            # float('-inf'), float(3): a conversion of a known constant, nothing runs.
+            known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
+            if isinstance(known, (str, int, float)) and not isinstance(known, bool):
+                try:
+                    return ConstValue(float(known))
+                except (TypeError, ValueError, OverflowError):
+                    return UNKNOWN_VALUE
+            return FloatValue()  # float(anything) is a float, or raises
+        if name in ("min", "max") and len(args) == 2 and all(isinstance(a, IntValue) for a in args):
+            x, y = args[0].value, args[1].value
+            if isinstance(x, int) and isinstance(y, int):
+                return IntValue(min(x, y) if name == "min" else max(x, y))
+            return IntValue(x if eq(x, y) is True else UNKNOWN)
+        if name == "abs" and args and isinstance(args[0], AbstractArray):
+            return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
+        if name == "super":
+            return self.super_value(args)
+        return UNKNOWN_VALUE
+
+    def element_of(self, value: Value) -> Value:
+        if isinstance(value, Iterable):
+            return value.element
+        if isinstance(value, TupleValue):
+            if not value.items:
+                return UNKNOWN_VALUE
+            out = value.items[0]
+            for item in value.items[1:]:
+                out = join_values(out, item)
+            return out
+        if isinstance(value, AbstractArray):
+            return self.row_of(value)
+        return UNKNOWN_VALUE
+
+    def operator_call(self, node: cst.Call, name: str, args: list, kwargs: dict,
+                      arg_nodes: list) -> Value:
+        """``operator.mul(x, scale)`` is ``x * scale``: the same binary op, as the code reads."""
+        op = OPERATOR_FUNCTIONS.get(name)
+        if op is None or kwargs or len(args) != 2 or len(arg_nodes) != 2:
+            return UNKNOWN_VALUE
+        return self.binary(node, op, args[0], args[1], arg_nodes[0], arg_nodes[1])
+
+
+__all__ = ["Builtins", "math_result", "str_method"]
