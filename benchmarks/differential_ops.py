@@ -1,8 +1,10 @@
 """Per-family agreement of the calculator with real NumPy and torch over random expressions.
 
-Run: python benchmarks/differential_ops.py [--cases N] [--seed S] [--family NAME ...] [--show K]
+Run: python benchmarks/differential_ops.py [--cases N | --total T] [--seed S] [--family NAME ...]
+       [--show K]
 
-Draws N cases per family (tests/runtime/differential_cases.py), runs each on
+Draws N cases per family (or T cases shared out among the families; the families are
+tests/runtime/differential_cases.py's, _families.py's and _more.py's), runs each on
 the real library and through ``shapecheck eval``'s evaluation, and prints per
 family: how many cases had an array result, the share the calculator
 answered (anything but "unsupported"), and the share of answered cases whose
@@ -30,6 +32,8 @@ from differential_families import FAMILIES
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=1000, help="cases per family")
+    parser.add_argument("--total", type=int, default=None,
+                        help="cases in all, shared out evenly among the families")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--family", nargs="*", choices=sorted(FAMILIES), default=None)
     parser.add_argument("--show", type=int, default=0, help="examples of misses per family")
@@ -41,7 +45,9 @@ def main() -> int:
     except ImportError:
         sys.exit("torch is not installed: the harness compares with both libraries")
     start = time.perf_counter()
-    results = tally(args.cases, args.seed, args.family, args.show)
+    families = args.family or list(FAMILIES)
+    per_family = -(-args.total // len(families)) if args.total else args.cases
+    results = tally(per_family, args.seed, families, args.show)
     total: Counter = Counter()
     print(f"{'family':16} {'cases':>6} {'answered':>9} {'agree':>8}  disagree unanswered")
     for name, (counts, shown) in results.items():

@@ -9,8 +9,6 @@ arrays of the operand shapes, and turns both into a DialectOutcome.
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -18,11 +16,13 @@ import libcst as cst
 from shapecheck.analysis.interpret import Interpreter, Step
 from shapecheck.analysis.values import (
     AbstractArray,
+    Alias,
     ConstValue,
     IntValue,
     LayerValue,
     ModuleRef,
     Origin,
+    Storage,
     TupleValue,
 )
 from shapecheck.runtime import ops
@@ -31,39 +31,21 @@ from shapecheck.runtime.dialects import Dialect, get_dialect
 from shapecheck.runtime.dims import format_shape, is_known, shape_is_concrete
 from shapecheck.runtime.layout import Layout
 from shapecheck.runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
+from shapecheck.runtime.random_draws import SAMPLERS
 from shapecheck.runtime.rules.pointwise import POINTWISE_OPS
 from shapecheck.runtime.verdicts import Result, ShapeError
 
 from .dunders import DunderCalls
+from .engine_replay import Call as _Call
+from .engine_replay import confirm_on_engine as _confirm_on_engine
 from .errors import UsageError
 from .expression import CheckedExpression, FunctionUse
 from .outcome import Confirmation, DialectOutcome, ErrorView, StepView, WarningView
 from .shapes import ShapeBinding
 
-CONFIRM_NUMEL_LIMIT = 10**6
-"""Arrays above this many elements are confirmed in the engine's shape-only mode, so a
-calculator answer never waits on (or allocates for) a big computation."""
-
 _LIBRARY_PREFIX = {"numpy": "np", "torch": "torch"}
 _NON_BROADCASTING_DUNDERS = frozenset({"__matmul__", "__rmatmul__", "__imatmul__", "__getitem__",
                                        "__setitem__", "__neg__", "__pos__", "__abs__", "__invert__"})
-
-
-@dataclass(frozen=True)
-class _Call:
-    """One op the interpreter applied, with the rule's own arguments (arrays as ArrayArg).
-
-    ``sources[i]`` says where the i-th array argument (args, then kwargs, in order) came
-    from: ("call", k) the output of recorded call k, ("input", name) a named input; an
-    array with no entry was made some other way and is replayed as a fresh array.
-    """
-
-    trace_index: int
-    name: str
-    args: tuple
-    kwargs: dict
-    sources: dict = field(default_factory=dict, compare=False)
-    layer: Any = None  # calc.layers.LayerBinding when the call is a --layer's forward
 
 
 class _RecordingInterpreter(Interpreter):
@@ -78,11 +60,20 @@ class _RecordingInterpreter(Interpreter):
         self.call_of_node: dict[int, int] = {}  # id(node) -> index in self.calls
         self.call_layouts: list[Layout | None] = []  # per call: its output's layout
         self.assignments: dict[str, list[cst.CSTNode]] = {}
+        self.key_nodes = {id(element.slice.value) for element in _index_elements(self.module)
+                          if isinstance(element.slice, cst.Index)}
+        self.key_values: dict[int, Any] = {}  # id(index expression) -> its value
         for statement in self.module.body:
             for small in getattr(statement, "body", ()):
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
                         isinstance(small.targets[0].target, cst.Name):
                     self.assignments.setdefault(small.targets[0].target.value, []).append(small.value)
+
+    def eval(self, node):  # type: ignore[override]
+        value = super().eval(node)
+        if node is not None and id(node) in self.key_nodes:
+            self.key_values[id(node)] = value  # an index's value, for array_key
+        return value
 
     def operand_source(self, value: Any, node: cst.CSTNode) -> tuple | None:
         if id(node) in self.call_of_node:
@@ -245,15 +236,45 @@ class _RecordingInterpreter(Interpreter):
         if spec is None and op_name == "__getitem__" and self.trace is not None \
                 and len(self.trace) == before + 1 and isinstance(node, cst.Subscript):
             base = operands[0][0] if operands else None
-            key = _literal_key(node)
+            key, key_operands = _literal_key(node), []
+            if key is _NOT_LITERAL:
+                key, key_operands = self.array_key(node)
             if key is not _NOT_LITERAL and isinstance(base, AbstractArray) and base.shape is not None:
                 array = ops.ArrayArg(tuple(base.shape), base.dtype)
-                args, _, sources = self.with_layouts((array, key), {}, operands[:1])
+                args, _, sources = self.with_layouts((array, key), {},
+                                                     operands[:1] + key_operands)
+                if key_operands and len(sources) < 2:
+                    return result  # where the index array came from is not known
                 self.record_call(before, "__getitem__", args, {}, sources, node, dialect, result)
         return result
 
+    def array_key(self, node: cst.Subscript) -> tuple[Any, list]:
+        """``x[m]`` with m one array (a mask, or integer indices) an earlier step made or an
+        input: the key as an ArrayArg and m as its operand, so that the replay indexes with the
+        very array (its values decide how many a mask selects)."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) or \
+                node.slice[0].comma != cst.MaybeSentinel.DEFAULT:
+            return _NOT_LITERAL, []
+        expr = node.slice[0].slice.value
+        value = self.key_values.get(id(expr))
+        if not isinstance(value, AbstractArray) or value.shape is None:
+            return _NOT_LITERAL, []
+        return ops.ArrayArg(tuple(value.shape), value.dtype), [(value, expr)]
+
 
 _NOT_LITERAL = object()
+
+
+def _index_elements(module: cst.Module) -> list[cst.SubscriptElement]:
+    """Every subscript element of the expression (``m`` in ``x[m]``)."""
+    found: list[cst.SubscriptElement] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
+            found.append(node)
+
+    module.visit(Visitor())
+    return found
 
 
 class _NotPlain(Exception):
@@ -329,17 +350,11 @@ def _qualified(use: FunctionUse, dialect: Dialect) -> str | None:
     return None
 
 
-_GENERATOR_METHODS = frozenset({"normal", "uniform", "integers", "random", "standard_normal",
-                                "choice", "permutation", "poisson", "binomial", "exponential",
-                                "beta", "gamma", "laplace"})
-"""Methods of ``np.random.default_rng()`` that make arrays of a ``size``."""
-
-
 def _made_by_creation(use: FunctionUse) -> bool:
     """A creation function (runtime/creation.py) the interpreter answers by its own name:
     ``np.random.normal(size=3)``, ``torch.randn(2, 3)``, a Generator's ``integers``."""
     if use.kind == "method":
-        return use.name in _GENERATOR_METHODS and ops.lookup(use.name, get_dialect("numpy")) is None
+        return use.name in SAMPLERS and ops.lookup(use.name, get_dialect("numpy")) is None
     return use.library is not None and (use.name in CREATORS or use.name.startswith("random."))
 
 
@@ -381,8 +396,11 @@ def _missing_op_outcome(use: FunctionUse, dialect: Dialect, source: str) -> Dial
 
 
 def _environment(env: dict[str, ShapeBinding], dialect: Dialect) -> dict[str, AbstractArray]:
-    return {name: AbstractArray(tuple(b.shape), b.dtype, dialect.library, Origin(0, name))
-            for name, b in env.items()}
+    """Each named input is an array of its own memory (so its values have a name: how many of
+    them a mask selects is one symbol wherever that mask is used)."""
+    return {name: AbstractArray(tuple(b.shape), b.dtype, dialect.library, Origin(0, name),
+                                alias=Alias(Storage(-1 - number, name), contiguous=True))
+            for number, (name, b) in enumerate(env.items())}
 
 
 def _broadcasts(op: str) -> bool:
@@ -611,151 +629,3 @@ def _bindings(checked: CheckedExpression, values: dict[str, Any]) -> tuple:
         if isinstance(value, AbstractArray) and value.shape is not None:
             out.append((name, ShapeBinding(name, tuple(value.shape), value.dtype)))
     return tuple(out)
-
-
-# ---------------------------------------------------------------------------- the engine
-
-def _default_dtype(dialect: Dialect) -> str:
-    return "float32" if dialect.is_torch else "float64"
-
-
-def engine_program(calls: list[_Call], dialect: Dialect) -> tuple[list, dict[int, int]] | None:
-    """The recorded calls as one engine program: each named input is made once, and an operand
-    that is an earlier call's output is that output itself (a real view, with its strides), so
-    a layout reaches the step that depends on it. Returns the program and, per call, its step.
-
-    None when an operand shape is symbolic (there is nothing concrete to run).
-    """
-    from shapecheck.runtime.program import Ref
-    from shapecheck.runtime.program import Step as EngineStep
-
-    program: list = []
-    inputs: dict[str, int] = {}
-    steps: dict[int, int] = {}
-    for index, call in enumerate(calls):
-        position = iter(range(len(call.args) + len(call.kwargs)))
-
-        def convert(value: Any, top: bool = True) -> Any:
-            if isinstance(value, ops.ArrayArg):
-                if not shape_is_concrete(value.shape):
-                    raise _Symbolic
-                source = call.sources.get(next(position)) if top else None
-                if source is not None and source[0] == "call" and source[1] in steps:
-                    return Ref(steps[source[1]])
-                if source is not None and source[0] == "input":
-                    if source[1] not in inputs:
-                        program.append(_array_step(value.shape, value.dtype or _default_dtype(dialect)))
-                        inputs[source[1]] = len(program) - 1
-                    return Ref(inputs[source[1]])
-                program.append(_array_step(value.shape, value.dtype or _default_dtype(dialect)))
-                return Ref(len(program) - 1)
-            if isinstance(value, tuple):
-                return tuple(convert(v, False) for v in value)
-            if isinstance(value, list):
-                return [convert(v, False) for v in value]
-            return value
-
-        try:
-            args = tuple(convert(a) for a in call.args)
-            kwargs = {k: convert(v) for k, v in call.kwargs.items()}
-        except _Symbolic:
-            return None
-        program.append(EngineStep(call.name, args, kwargs))
-        steps[index] = len(program) - 1
-    return program, steps
-
-
-def _array_step(shape: tuple, dtype: str):
-    """A fresh engine array; small float ones get random values so LAPACK ops really run.
-
-    (The engine's default 0, 1, 2, ... makes every matrix singular, and a
-    singular matrix is about values, not shapes.)
-    """
-    import math
-
-    import numpy as np
-
-    from shapecheck.runtime.program import Step as EngineStep
-
-    if dtype.startswith(("float", "complex")) and math.prod(shape) <= CONFIRM_NUMEL_LIMIT:
-        # A hash of the position (numpy.random would add 70 ms of import to every call).
-        k = np.arange(1, math.prod(shape) + 1, dtype=np.float64)
-        values = (np.modf(np.sin(k * 12.9898) * 43758.5453)[0]).reshape(shape)
-        return EngineStep("array", (tuple(shape),), {"dtype": dtype, "values": values})
-    return EngineStep.array(shape, dtype)
-
-
-class _Symbolic(Exception):
-    """An operand has a symbolic dim."""
-
-
-def _confirm_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect,
-                       created: set[int] = frozenset()) -> Confirmation:
-    """Replay every step on the engine; a legacy dialect's difference from today is no disagreement.
-
-    The engine's NumPy code follows the installed (today's) libraries, so where
-    numpy-1 or torch-legacy semantics differ it cannot run them for real: that is
-    reported as "unconfirmed", with what today's code gave.
-    """
-    confirmation = _replay_on_engine(trace, calls, dialect, created)
-    if dialect.legacy and confirmation.status == "disagrees":
-        return Confirmation("NumPy", "unconfirmed", confirmation.detail)
-    return confirmation
-
-
-def _replay_on_engine(trace: list[Step], calls: list[_Call], dialect: Dialect,
-                      created: set[int] = frozenset()) -> Confirmation:
-    """Created arrays (``np.zeros(...)``) are replayed as fresh arrays of their shapes, as
-    named inputs are: only the ops on them are confirmed."""
-    from shapecheck.runtime.engine import Engine
-    from shapecheck.runtime.program import EngineArray
-
-    if len(created) == len(trace):
-        return Confirmation("NumPy", "skipped", "no op to run")
-    if any(not shape_is_concrete(s) for step in trace for s in step.operand_shapes):
-        return Confirmation("NumPy", "skipped", "symbolic shapes")
-    recorded = {call.trace_index: index for index, call in enumerate(calls)}
-    for index, step in enumerate(trace):
-        if index not in created and (index not in recorded or ops.lookup(
-                calls[recorded[index]].name, dialect) is None):  # nn functional calls
-            return Confirmation("NumPy", "skipped", f"no engine op for {step.text}")
-    built = engine_program(calls, dialect)
-    if built is None:
-        return Confirmation("NumPy", "skipped", "symbolic shapes")
-    program, program_steps = built
-    try:
-        results = Engine(dialect, numel_limit=CONFIRM_NUMEL_LIMIT).run(program)
-    except AssertionError as exc:  # the engine's NumPy run and the rule disagree
-        return Confirmation("NumPy", "disagrees", str(exc))
-    except Exception as exc:  # an op the engine cannot run (e.g. a dtype NumPy lacks)
-        return Confirmation("NumPy", "skipped", f"the engine cannot run {trace[-1].text}: "
-                                                f"{type(exc).__name__}: {exc}".splitlines()[0])
-    ran_on_numpy = True
-    for index, step in enumerate(trace):
-        if index in created:
-            continue
-        result = results[program_steps[recorded[index]]]
-        expected = step.outcome
-        if isinstance(expected, ShapeError):
-            if result.error is None or result.error.message != expected.message:
-                got = result.error.message if result.error else "a result"
-                return Confirmation("NumPy", "disagrees", f"{step.text}: the engine gave {got}")
-            # A failing step ends the chain: later steps ran on unknown operands.
-            return Confirmation("NumPy", "error-agrees", step.text)
-        if result.error is not None:
-            return Confirmation("NumPy", "disagrees", f"{step.text}: {result.error.message}")
-        outputs = result.value if isinstance(result.value, tuple) else (result.value,)
-        shapes = result.shapes
-        if isinstance(expected, Result) and shapes[:1] != tuple(tuple(s) for s in expected.outputs)[:1]:
-            return Confirmation("NumPy", "disagrees",
-                                f"{step.text}: the engine gave {shapes[0] if shapes else None}")
-        ran_on_numpy = ran_on_numpy and all(o.values_known for o in outputs
-                                            if isinstance(o, EngineArray))
-    if ran_on_numpy:
-        return Confirmation("NumPy", "confirmed")
-    sizes = [math.prod(s) for step in trace for s in step.operand_shapes]
-    sizes += [math.prod(step.outcome.shape) for step in trace
-              if isinstance(step.outcome, Result) and step.outcome.outputs]
-    if any(size > CONFIRM_NUMEL_LIMIT for size in sizes):
-        return Confirmation("NumPy", "shape-only", "arrays too large to allocate")
-    return Confirmation("NumPy", "shape-only", "LAPACK or NumPy code missing for an op")

@@ -77,8 +77,9 @@ class StepView:
 
 @dataclass(frozen=True)
 class Confirmation:
-    """Whether a real run agreed: status "confirmed", "disagrees", "skipped" (with why), or
-    "emulated" (the engine ran torch's rules on NumPy arrays: no confirmation by torch)."""
+    """Whether a real run agreed: status "confirmed", "disagrees", "skipped" (with why),
+    "emulated" (the engine ran torch's rules on NumPy arrays: no confirmation by torch), or
+    "values-decide" (sizes read off values the run made up; with those it failed)."""
 
     engine: str  # "NumPy" or "torch"
     status: str

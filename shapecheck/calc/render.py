@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Any, Sequence, TextIO
 
+from shapecheck.runtime.arguments import value_sizes
 from shapecheck.runtime.dims import Shape, eq, format_dim, format_shape, is_one
 from shapecheck.runtime.rules.broadcast import broadcast_dim
 
@@ -329,6 +330,7 @@ def render_outcome(pieces: list, outcome: DialectOutcome, label: str,
         summary.append(f" {dependence.describe()}", style="yellow")
     else:
         summary.append(result_text(outcome), style="bold green")
+    sizes = value_sizes(outcome.shape) if outcome.ok and outcome.shape is not None else []
     for confirmation in outcome.confirmations:
         summary.append("   ")
         if confirmation.status == "confirmed":
@@ -343,11 +345,16 @@ def render_outcome(pieces: list, outcome: DialectOutcome, label: str,
         elif confirmation.status == "unconfirmed":
             summary.append(f"not confirmed: today's library code differs ({confirmation.detail})",
                            style="yellow")
+        elif confirmation.status == "values-decide":
+            summary.append(f"sizes depend on the values; {confirmation.engine} ran it on made-up "
+                           f"values and it failed ({confirmation.detail})", style="yellow")
         elif confirmation.status == "disagrees":
             summary.append(f"{confirmation.engine} DISAGREES: {confirmation.detail}", style="bold red")
         else:
             summary.append(f"not run on {confirmation.engine}: {confirmation.detail}", style="dim")
     pieces.append(summary)
+    for size, meaning in sizes:
+        pieces.append(Line(f"    {size}: {meaning}; the values decide it", style="dim"))
 
 
 def _verdict_text(outcome: DialectOutcome, dependence: Dependence | None) -> str:

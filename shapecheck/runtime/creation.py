@@ -14,7 +14,8 @@ shape from (``np.array(x)``, ``zeros_like(x)``).
 
 The answer is None when the call is not a creation this module models,
 ``SCALAR`` when it makes a Python scalar (``rng.normal()`` with no size), or a
-:class:`Created` whose shape is None when only the rank is unknown.
+:class:`Created` whose shape is None when only the rank is unknown. A call the library
+certainly refuses (a zero step, a negative count) raises ShapeError.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from . import random_draws
 from .arguments import ArrayArg
-from .dims import UNKNOWN, Dim, eq, sub
+from .dims import UNKNOWN, Dim, add, eq, floordiv
 from .dtypes import dtype_spelling
+from .verdicts import ShapeError
 
 
 class _Marker:
@@ -59,14 +62,16 @@ class Created:
 _KWARGS = frozenset({"dtype", "requires_grad", "device", "order", "copy", "like", "size", "shape",
                      "fill_value", "N", "M", "n", "m", "k", "num", "steps", "endpoint", "start",
                      "stop", "end", "step", "low", "high", "loc", "scale", "pin_memory", "layout",
-                     "generator", "out", "input", "a"})
+                     "generator", "out", "input", "a", "base", "axis", "retstep", "replace",
+                     "p", "shuffle", "x", "mean", "cov", "endpoint"} |
+                    {p for params in random_draws.DISTRIBUTIONS.values() for p in params})
 """Keywords that change nothing this module cannot read; any other (ndmin=...) is not modelled."""
 
 CREATORS = frozenset({"zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
-                      "logspace", "array", "asarray", "tensor", "as_tensor", "asanyarray",
+                      "logspace", "geomspace", "array", "asarray", "tensor", "as_tensor", "asanyarray",
                       "ascontiguousarray", "from_numpy", "asfortranarray", "copy", "rand", "randn",
                       "randint", "normal", "zeros_like", "ones_like", "empty_like", "full_like",
-                      "rand_like", "randn_like", "randint_like"})
+                      "rand_like", "randn_like", "randint_like", "randperm"})
 """Functions that always make an array (of unknown shape when the arguments are not read)."""
 
 _FROM_DATA = frozenset({"array", "asarray", "tensor", "as_tensor", "asanyarray",
@@ -74,11 +79,6 @@ _FROM_DATA = frozenset({"array", "asarray", "tensor", "as_tensor", "asanyarray",
 _LIKE = frozenset({"zeros", "ones", "empty", "full", "rand", "randn", "randint"})
 # numpy's positional dtype: np.zeros(shape, dtype), np.full(shape, fill, dtype), ...
 _NUMPY_POSITIONAL_DTYPE = {"zeros": 1, "ones": 1, "empty": 1, "full": 2, "array": 1, "asarray": 1}
-# numpy.random and Generator methods: the position of `size` (None: sizes as *args, or none).
-_RANDOM_SIZE = {"normal": 2, "uniform": 2, "randint": 2, "integers": 2, "random": 0,
-                "random_sample": 0, "standard_normal": 0, "rand": None, "randn": None,
-                "poisson": 1, "binomial": 2, "exponential": 1, "choice": 1, "permutation": None,
-                "beta": 2, "gamma": 2, "laplace": 2}
 
 
 def _is_int(value: Any) -> bool:
@@ -113,22 +113,45 @@ def _size(args: tuple, kwargs: dict, varargs: bool) -> tuple | None:
     return _dims(args[0]) if not varargs else None
 
 
-def _arange_shape(args: tuple) -> tuple | None:
+def _arange_shape(args: tuple, torch: bool = False, dtype: str | None = None) -> tuple | None:
+    """arange's length: ceil((stop - start) / step) in double precision, none when that is
+    negative in NumPy; torch refuses a step of zero and bounds the step walks away from, and
+    for int64 counts on the bounds truncated to integers."""
     args = tuple(UNKNOWN if a is ANYTHING else a for a in args)  # arange(n): n is a number
     numbers = [a for a in args if isinstance(a, (int, float)) and not isinstance(a, bool)]
-    if args and len(numbers) == len(args) <= 3 and any(isinstance(a, float) for a in args):
-        # Both libraries count ceil((stop - start) / step) in double precision.
+    if args and len(numbers) == len(args) <= 3:
         start, stop, step = (0, numbers[0], 1) if len(numbers) == 1 else (*numbers, 1)[:3]
-        return (max(0, math.ceil((stop - start) / step)),) if step else None
+        if torch:
+            return (_torch_arange_length(start, stop, step, dtype),)
+        if step == 0:
+            raise ShapeError("argument", "float division by zero" if any(
+                isinstance(a, float) for a in numbers) else "division by zero",
+                "ZeroDivisionError")
+        return (max(0, math.ceil((stop - start) / step)),)
     if not args or not all(_is_int(a) for a in args):
         return None
     if len(args) == 1:
         return (args[0],)
-    if all(isinstance(v, int) for v in args):
-        return (len(range(*args[:3])),)
-    if len(args) == 2:
-        return (sub(args[1], args[0]),) if eq(args[0], 0) is True else (UNKNOWN,)
+    step = args[2] if len(args) > 2 else 1
+    if eq(args[0], 0) is True and isinstance(step, int) and step > 0:
+        return (floordiv(add(args[1], step - 1), step),)  # a size stop: ceil(stop / step)
     return (UNKNOWN,)
+
+
+def _torch_arange_length(start: float, stop: float, step: float, dtype: str | None) -> int:
+    if step == 0:
+        raise ShapeError("argument", "step must be nonzero", "RuntimeError")
+    if not ((step > 0 and stop >= start) or (step < 0 and stop <= start)):
+        raise ShapeError("argument", "upper bound and lower bound inconsistent with step sign",
+                         "RuntimeError")
+    if dtype == "int64":
+        first, last, stride = math.trunc(start), math.trunc(stop), math.trunc(step)
+        if stride == 0:
+            raise ShapeError("argument", "step must be nonzero", "ValueError")
+        sign = 1 if stride > 0 else -1
+        span = last - first + stride - sign
+        return max(0, abs(span) // abs(stride) * (1 if (span >= 0) == (stride > 0) else -1))
+    return max(0, math.ceil((stop - start) / step))
 
 
 def _arange_dtype(args: tuple, kwargs: dict, default_float: str) -> str | None:
@@ -185,7 +208,16 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
         return Created(None if shape is None else tuple(shape), dtype or default)
 
     if name in ("zeros", "ones", "empty") or torch and name in ("rand", "randn"):
+        if torch and not args and not ({"size", "shape"} & set(kwargs)):
+            raise ShapeError("argument", f'{name}() missing 1 required positional arguments: '
+                             '"size"', "TypeError")
         return made(_size(args, kwargs, torch))
+    if torch and name == "randperm":
+        n = args[0] if args else kwargs.get("n")
+        if isinstance(n, int) and not isinstance(n, bool) and n < 0:
+            raise ShapeError("argument", f"Trying to create tensor with negative dimension {n}: "
+                             f"[{n}]", "RuntimeError")
+        return made((n,) if _is_int(n) else None, "int64")
     if name in ("random.rand", "random.randn") and not generator:
         return made(_size(args, {}, True))
     if name == "full":
@@ -199,10 +231,20 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
         m = args[1] if len(args) > 1 and name == "eye" else kwargs.get("M", kwargs.get("m", n))
         return made(None if n is None else (_size_or_unknown(n), _size_or_unknown(m)))
     if name == "arange":
-        return made(_arange_shape(args), _arange_dtype(args, kwargs, default_float))
-    if name in ("linspace", "logspace"):
+        kind = dtype or _arange_dtype(args, kwargs, default_float)
+        return made(_arange_shape(args, torch, kind), kind)
+    if name in ("linspace", "logspace", "geomspace"):
         num = args[2] if len(args) > 2 else kwargs.get("num", kwargs.get(
             "steps", 50 if not torch else None))
+        if isinstance(num, int) and not isinstance(num, bool) and num < 0:
+            raise ShapeError("argument", "number of steps must be non-negative" if torch else
+                             f"Number of samples, {num}, must be non-negative.",
+                             "RuntimeError" if torch else "ValueError")
+        if name == "geomspace" and any(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                       and v == 0 for v in args[:2]):
+            raise ShapeError("argument", "Geometric sequence cannot include zero", "ValueError")
+        if kwargs.get("retstep"):
+            return None  # a (samples, step) pair
         bounds = [args[i] if len(args) > i else kwargs.get(key) for i, key in
                   enumerate(("start", "end" if torch else "stop"))]
         # One dim of num points; numpy's array bounds add their own dims.
@@ -243,21 +285,16 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
 
 def _random(short: str, args: tuple, kwargs: dict, generator: bool,
             dtype: str | None) -> Created | _Marker | None:
-    if short not in _RANDOM_SIZE or short in ("rand", "randn") and generator:
+    if short in ("rand", "randn"):
+        return None if generator else Created(_size(args, {}, True), dtype or "float64")
+    drawn = random_draws.draw(short, args, {k: v for k, v in kwargs.items() if k != "dtype"},
+                              dtype, generator)
+    if drawn is None:
         return None
-    default = "int64" if short in ("randint", "integers", "poisson", "binomial") else "float64"
-    if short in ("choice", "permutation"):
-        # choice(5) draws ints; choice(values) draws values of that array's dtype.
-        population = args[0] if args else kwargs.get("a", kwargs.get("x"))
-        default = "int64" if _is_int(population) else None
-    position = _RANDOM_SIZE[short]
-    if "size" in kwargs:
-        size = kwargs["size"]
-    else:
-        size = args[position] if position is not None and len(args) > position else None
-    if size is None:
+    if drawn is random_draws.SCALAR:
         return SCALAR
-    return Created(_dims(size), dtype or default)
+    shape, kind = drawn
+    return Created(None if shape is None else tuple(shape), kind)
 
 
 __all__ = ["ANYTHING", "ARRAY", "CREATORS", "SCALAR", "UNREADABLE", "Created", "creation", "literal_shape"]

@@ -349,6 +349,32 @@ def normalize_axis(axis: int, ndim: int) -> int | None:
     return None
 
 
+def fits(shape: Shape, concrete: Iterable[int], sizes: dict[str, int] | None = None) -> bool:
+    """Could ``shape`` be the concrete shape? Ints must equal; an unknown dim fits any size; a
+    symbol fits one size wherever it appears (``sizes`` collects what each symbol took, so
+    several shapes can be checked against one run)."""
+    concrete = tuple(concrete)
+    if len(shape) != len(concrete):
+        return False
+    sizes = {} if sizes is None else sizes
+    for d, n in zip(shape, concrete):
+        if isinstance(d, int):
+            if d != n:
+                return False
+            continue
+        if not isinstance(d, Sym):
+            continue
+        if len(d.terms) == 1 and d.terms[0][1] == 1 and len(d.terms[0][0]) == 1:
+            atom = d.terms[0][0][0]
+            if sizes.setdefault(atom, n) != n:
+                return False
+            continue
+        value = substitute(d, sizes)
+        if isinstance(value, int) and value != n:
+            return False
+    return True
+
+
 def format_dim(d: Dim) -> str:
     return str(d)
 
@@ -388,6 +414,6 @@ __all__ = [
     "Dim", "Shape", "Sym", "UnknownDim", "UNKNOWN", "Maybe", "sym", "is_known",
     "is_concrete", "shape_is_concrete", "add", "sub", "neg", "mul", "product",
     "floordiv", "exact_div", "eq", "is_one", "is_zero", "dims_equal", "both",
-    "either", "not_", "le", "lt", "compare", "numel", "normalize_axis", "format_dim", "format_shape",
-    "parse_dim", "atoms", "substitute",
+    "either", "not_", "le", "lt", "compare", "numel", "normalize_axis", "format_dim",
+    "format_shape", "parse_dim", "atoms", "substitute", "fits",
 ]

@@ -9,6 +9,8 @@ value NumPy 1 would have inspected).
 
 from __future__ import annotations
 
+import functools
+
 from .dialects import Dialect
 from .verdicts import ShapeError
 
@@ -273,6 +275,37 @@ def result_type(a: str | None, b: str | None, dialect: Dialect, a_ndim: int | No
     return answers.pop() if len(answers) == 1 else None
 
 
+def result_type_of(operands: list[tuple[str | None, int | None]],
+                   dialect: Dialect) -> str | None:
+    """The promoted dtype of several operands, each (dtype, ndim): arrays promote together,
+    Python scalars ("pyint", ...) are weak (NEP 50 in NumPy, torch's categories, where a
+    0-dim tensor also counts only across categories). None when a dtype or ndim it needs is
+    unknown."""
+    if any(d is None for d, _ in operands):
+        return None
+    if dialect.is_numpy:
+        if dialect.legacy and len(operands) > 2:
+            return None
+        strong = [d for d, _ in operands if d not in WEAK_SCALARS]
+        weak = [d for d, _ in operands if d in WEAK_SCALARS]
+        out = strong[0] if strong else None
+        for d in strong[1:]:
+            if d not in NUMPY_DTYPES or out not in NUMPY_DTYPES:
+                return None
+            out = numpy_promote_types(out, d)
+        for d in weak:
+            out = d if out is None else _numpy_result_type(out, d)
+            if out is None:
+                return None
+        return _NUMPY_WEAK_DEFAULT.get(out, out) if out is not None else None
+    known = TORCH_DTYPES | WEAK_SCALARS
+    if any(d not in known for d, _ in operands) or any(
+            n is None for d, n in operands if d not in WEAK_SCALARS):
+        return None
+    return _torch_result_type(tuple(d for d, _ in operands),
+                              tuple(n or 0 for _, n in operands))
+
+
 def _numpy1_result_type(a: str, b: str, a_ndim: int | None, b_ndim: int | None) -> str | None:
     """NumPy 1 looked at the values of scalars and 0-d arrays; without values only
     two arrays (or two scalars) have a certain result."""
@@ -316,6 +349,160 @@ def op_result_type(op: str, a: str | None, b: str | None, dialect: Dialect,
         inputs = [common if d in WEAK_SCALARS else d for d in (a, b)]
         return _by(2, "f", max(_numpy_min_float_bits(d) for d in inputs))
     return common
+
+
+# -- unary element-wise ops --------------------------------------------------
+
+_NUMPY_NO_BOOL_UNARY = frozenset({"negative", "positive", "sign"})
+
+
+def numpy_unary_dtype(op: str, dtype: str | None) -> str | None:
+    """The dtype a NumPy unary ufunc computes in: the first of its loops the input casts to
+    safely (NumPy's own resolution, read from ``np.<op>.types``); None when ``op`` is no such
+    ufunc or the dtype is unknown. Raises the library's error when no loop takes the input."""
+    import numpy as np
+
+    if op in ("round", "around", "nan_to_num") and dtype in NUMPY_DTYPES:
+        return "float16" if dtype == "bool" and op != "nan_to_num" else dtype  # no ufuncs
+    if op == "sinc" and dtype in NUMPY_DTYPES:  # pi * x, then sin: a float64 at least
+        return dtype if (category(dtype) or 0) >= 2 else "float64"
+    ufunc = getattr(np, op, None)
+    if dtype is None or dtype not in NUMPY_DTYPES or not isinstance(ufunc, np.ufunc) or \
+            ufunc.nin != 1 or op == "isnat":
+        return None
+    if dtype == "bool" and op in _NUMPY_NO_BOOL_UNARY:
+        if op == "negative":
+            raise ShapeError("dtype", "The numpy boolean negative, the `-` operator, is not "
+                             "supported, use the `~` operator or the logical_not function "
+                             "instead.", "TypeError")
+        raise ShapeError("dtype", f"ufunc '{op}' did not contain a loop with signature matching "
+                         "types <class 'numpy.dtypes.BoolDType'> -> None", "UFuncTypeError")
+    source = np.dtype(dtype)
+    for loop in ufunc.types:
+        inputs, output = loop.split("->")
+        if len(inputs) == 1 and inputs not in "OMm" and np.can_cast(source, inputs, "safe"):
+            return np.dtype(output[0]).name
+    raise ShapeError("dtype", f"ufunc '{ufunc.__name__}' not supported for the input types, "
+                     "and the inputs could not be safely coerced to any supported types "
+                     "according to the casting rule ''safe''", "TypeError")
+
+
+_TORCH_TO_FLOAT = frozenset({
+    "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan",
+    "arcsin", "arccos", "arctan", "exp2", "expm1", "log1p", "log2", "log10", "sigmoid", "rsqrt",
+    "erf", "reciprocal", "deg2rad", "rad2deg", "sinc", "angle", "asinh", "acosh", "atanh"})
+_TORCH_NO_BOOL = frozenset({"abs", "absolute", "neg", "negative", "positive", "floor", "ceil",
+                            "trunc", "round", "fix", "relu", "frac"})
+# angle of an integer or bool is a float; of a float, a float of its own width (0 or pi).
+_TORCH_PREDICATES = frozenset({"logical_not", "isnan", "isfinite", "isinf", "signbit"})
+_TORCH_NO_COMPLEX = frozenset({"erf", "deg2rad", "rad2deg", "floor", "ceil", "trunc", "round",
+                               "fix", "relu", "sign", "frac", "signbit"})
+_TORCH_REAL_OF_COMPLEX = frozenset({"abs", "absolute", "angle", "real"})
+_TORCH_INTEGRAL_ONLY = frozenset({"bitwise_not"})
+_TORCH_FLOAT_ONLY = frozenset({"frac"})
+_TORCH_KEEP = _TORCH_NO_BOOL | frozenset({"sign", "sgn", "conj", "nan_to_num", "real", "square",
+                                         "bitwise_not"})
+_TORCH_BOOL_REFUSALS = {
+    "neg": "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+           "to invert a mask, use the `~` or `logical_not()` operator instead.",
+    "positive": "The `+` operator, on a bool tensor is not supported.",
+    "relu": "Boolean inputs not supported for relu"}
+_TORCH_BOOL_REFUSALS["negative"] = _TORCH_BOOL_REFUSALS["neg"]
+TORCH_UNARY_OPS = _TORCH_TO_FLOAT | _TORCH_KEEP | _TORCH_PREDICATES
+"""The torch unary ops whose result dtype ``torch_unary_dtype`` knows."""
+
+
+def torch_unary_dtype(op: str, dtype: str | None) -> str | None:
+    """The dtype of a torch unary op: math functions compute integers and bools in the default
+    float (float32); the rest keep the dtype (square makes a bool int64), predicates give bool,
+    and a complex input's abs or angle is real. Raises torch's refusal of a dtype; None when
+    the op or the dtype is unknown."""
+    if dtype is None or dtype not in TORCH_DTYPES or op not in TORCH_UNARY_OPS:
+        return None
+    cat = category(dtype)
+    kernel = f"\"{op}_cpu\" not implemented for '{torch_dtype_name(dtype)}'"
+    if dtype == "bool" and op in _TORCH_BOOL_REFUSALS:
+        raise ShapeError("dtype", _TORCH_BOOL_REFUSALS[op], "RuntimeError")
+    if (dtype == "bool" and op in _TORCH_NO_BOOL) or (cat == 3 and op in _TORCH_NO_COMPLEX) or (
+            cat >= 2 and op in _TORCH_INTEGRAL_ONLY) or (cat <= 1 and op in _TORCH_FLOAT_ONLY):
+        raise ShapeError("dtype", kernel, "NotImplementedError")
+    if op in _TORCH_PREDICATES:
+        return "bool"
+    if cat == 3 and op in _TORCH_REAL_OF_COMPLEX:
+        return {"complex32": "float16", "complex64": "float32"}.get(dtype, "float64")
+    if op in _TORCH_TO_FLOAT and cat <= 1:
+        return "float32"
+    if op == "square" and dtype == "bool":
+        return "int64"
+    return dtype
+
+
+# -- reductions ---------------------------------------------------------------
+
+@functools.cache
+def numpy_reduction_dtype(op: str, dtype: str | None) -> str | None:
+    """The dtype ``np.<op>`` (sum, mean, std, amax, any, ...) gives an array of ``dtype``, as
+    NumPy answers for a one-element array (sums of small integers widen, means of integers are
+    float64, a complex variance is real); None when NumPy refuses it or it is unknown."""
+    import warnings
+
+    import numpy as np
+
+    if dtype is None or dtype not in NUMPY_DTYPES or not callable(getattr(np, op, None)):
+        return None
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            value = getattr(np, op)(np.ones((1,), dtype=dtype))
+    except Exception:  # refused (ptp of bools): the rule decides what is certain
+        return None
+    return np.asarray(value).dtype.name
+
+
+_TORCH_TOTALS = frozenset({"sum", "prod", "nansum", "cumsum", "cumprod"})
+_TORCH_FLOAT_REDUCTIONS = frozenset({"mean", "nanmean", "std", "var", "norm"})
+_TORCH_REAL_REDUCTIONS = frozenset({"std", "var", "norm"})
+_TORCH_ORDERED = frozenset({"amax", "amin", "max", "min", "median", "aminmax"})
+
+
+def torch_reduction_dtype(op: str, dtype: str | None, given: str | None = None) -> str | None:
+    """The dtype of a torch reduction: totals of integers and bools are int64; means, standard
+    deviations and norms take floats only (dtype= may ask for one); ``any``/``all`` give bool
+    (uint8 for uint8); extremes keep the dtype; logsumexp computes integers in float32.
+    Raises torch's refusal; None when unknown."""
+    if given is not None and op in _TORCH_FLOAT_REDUCTIONS and (category(given) or 0) <= 1:
+        raise ShapeError("dtype", f"{op}(): could not infer output dtype. Optional dtype must be "
+                         f"either a floating point or complex dtype. Got: "
+                         f"{torch_dtype_name(given)}", "RuntimeError")
+    if given is not None:
+        return given
+    if dtype is None or dtype not in TORCH_DTYPES:
+        return None
+    cat = category(dtype)
+    if op in _TORCH_FLOAT_REDUCTIONS and cat <= 1:
+        if op in ("std", "var"):
+            message = "std and var only support floating point and complex dtypes"
+        else:
+            message = (f"{op}(): could not infer output dtype. Input dtype must be either a "
+                       f"floating point or complex dtype. Got: {torch_dtype_name(dtype)}")
+        raise ShapeError("dtype", message, "RuntimeError")
+    if cat == 3 and (op in _TORCH_ORDERED or op in ("nansum", "nanmean")):
+        raise ShapeError("dtype", f"{op}(): does not support complex input",
+                         "RuntimeError" if op != "median" else "NotImplementedError")
+    if op == "median" and dtype == "bool":
+        raise ShapeError("dtype", "\"median_out\" not implemented for 'Bool'",
+                         "NotImplementedError")
+    if op in _TORCH_TOTALS:
+        return "int64" if cat <= 1 else dtype
+    if op in ("any", "all"):
+        return "uint8" if dtype == "uint8" else "bool"
+    if op == "logsumexp":
+        return "float32" if cat <= 1 else dtype
+    if op == "count_nonzero":
+        return "int64"
+    if cat == 3 and op in _TORCH_REAL_REDUCTIONS:
+        return {"complex32": "float16", "complex64": "float32"}.get(dtype, "float64")
+    return dtype
 
 
 def can_cast_inplace(result: str | None, target: str | None, dialect: Dialect) -> bool | None:
@@ -364,6 +551,7 @@ def inplace_dtype(target_dtype: str | None, result_dtype: str | None, *, op: str
 
 __all__ = [
     "WEAK_SCALARS", "NUMPY_DTYPES", "TORCH_DTYPES", "COMPARISON_OPS", "torch_dtype_name",
-    "category", "numpy_promote_types", "torch_promote_types", "result_type",
-    "op_result_type", "can_cast_inplace", "inplace_dtype",
+    "category", "numpy_promote_types", "torch_promote_types", "result_type", "result_type_of",
+    "op_result_type", "can_cast_inplace", "inplace_dtype", "numpy_unary_dtype",
+    "torch_unary_dtype", "TORCH_UNARY_OPS", "numpy_reduction_dtype", "torch_reduction_dtype",
 ]

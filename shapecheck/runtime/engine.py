@@ -38,6 +38,7 @@ import numpy as np
 
 from . import ops
 from .dialects import Dialect, get_dialect
+from .dims import fits, shape_is_concrete
 from .implementations import implementation_of
 from .operands import (
     ELEMENT_PRESERVING_VIEWS,
@@ -82,6 +83,7 @@ from .program import (
     Step,
     StepResult,
     Value,
+    ValuesDecideSize,
     ViewOp,
 )
 from .rules.messages import NUMPY_SHAPE_IN_PLACE
@@ -376,12 +378,16 @@ class Engine:
                                    and not op.startswith("np."))))
         if known:
             data = np.asarray(data)
-            if tuple(data.shape) != tuple(shape):
+            # A size the values decide (a symbol) fits whatever the values made of it.
+            if not fits(tuple(shape), data.shape):
                 raise EngineDisagreement(f"engine and rule disagree on {op}: NumPy gave "
                                          f"{data.shape}, the rule {shape}")
             if source is not None and source.values_known and data is source.data:
                 return source
         else:
+            if not shape_is_concrete(shape):
+                raise ValuesDecideSize(f"the size of {op}'s result depends on its operands' "
+                                       "values, which are not computed here")
             dtype = result_dtype(spec, arrays, kwargs, self.dialect)
             data = stand_in(tuple(shape), dtype)
             if source is not None and kind == "same" and tuple(shape) == source.shape \

@@ -353,7 +353,28 @@ def _build_torch_impl() -> dict[str, Callable[..., Any]]:
         x, index, axis=dim)
     impl["torch.take_along_dim"] = lambda x, indices, dim=None: np.take_along_axis(
         x, indices, axis=dim)
+    impl["nonzero"] = impl["torch.nonzero"] = _torch_nonzero
+    impl["argwhere"] = impl["torch.argwhere"] = np.argwhere
+    impl["masked_select"] = impl["torch.masked_select"] = _torch_masked_select
+    impl["unique"] = impl["torch.unique"] = _torch_unique
     return impl
+
+
+def _torch_nonzero(x: np.ndarray, *, as_tuple: bool = False) -> Any:
+    """One row of indices per nonzero element; as_tuple, one index array per dim (one for a
+    0-d tensor)."""
+    return tuple(np.nonzero(np.atleast_1d(x))) if as_tuple else np.argwhere(x)
+
+
+def _torch_masked_select(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
+
+
+def _torch_unique(x: np.ndarray, sorted: bool = True, return_inverse: bool = False,
+                  return_counts: bool = False, dim: int | None = None) -> Any:
+    out = np.unique(x, return_inverse=return_inverse, return_counts=return_counts, axis=dim)
+    return tuple(out) if isinstance(out, tuple) else out
 
 
 def _torch_gather(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:

@@ -116,7 +116,9 @@ ELEMENT_PRESERVING_VIEWS = frozenset({
 
 
 def numel_of(shape: Sequence[Any]) -> int:
-    return math.prod(int(d) for d in shape)
+    """Elements of a shape; a size the values decide (a symbol) counts as 1, its values are
+    what the engine computes."""
+    return math.prod(d if isinstance(d, int) else 1 for d in shape)
 
 
 def stand_in(shape: tuple, dtype: Any) -> np.ndarray:

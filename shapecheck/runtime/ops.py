@@ -83,9 +83,13 @@ import importlib
 from typing import Any, Callable
 
 from . import (
+    dtypes,
     ops_ordering,  # noqa: F401  (registers orderings, arg-reductions and norms)
     ops_padding,  # noqa: F401  (np.pad, F.pad, repeat_interleave)
     ops_pointwise,  # noqa: F401  (registers the pointwise family on import)
+    ops_reshaping_inplace,  # noqa: F401  (unsqueeze_, t_, resize_, a.shape = s)
+    ops_sampling,  # noqa: F401  (torch's samplers of a tensor: bernoulli, multinomial)
+    ops_selection,  # noqa: F401  (nonzero, masked_select, unique: sizes the values decide)
     ops_statistics,  # noqa: F401  (softmax, quantiles, nan-reductions)
     ops_structure,  # noqa: F401  (registers stacks, splits, selections, creation)
 )
@@ -108,12 +112,14 @@ from .optable import (
     keeps_shape,
     lookup,
     shape_from_arguments,
+    sized_by_values,
     writes_reach_input,
 )
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
+from .out_argument import handles_out
 from .rules.axes import torch_scalar_type
-from .rules.messages import NUMPY_SHAPE_IN_PLACE, TORCH_VIEW_STRIDE
+from .rules.messages import TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
 from .views import call_view_kind, output_layout, resolved_view_kind
 
@@ -246,17 +252,54 @@ def _hvstack_rule(rule: Callable[..., Result]) -> Callable[..., Result]:
     return adapted
 
 
+_TORCH_DIM_BEFORE_KEEPDIM = frozenset({"sum", "prod", "mean"})
+"""torch reductions whose keepdim= comes only with a dim (sum(x, keepdim=True) is refused)."""
+
+
+def _reduce_dtype(op: str) -> Callable[..., Any]:
+    """dtype= when given; else what the library computes the reduction in."""
+    def dtype(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Any:
+        given = kwargs.get("dtype")
+        spelled = dtypes.dtype_spelling(given) if isinstance(given, str) else None
+        if dialect.is_numpy:
+            return spelled or dtypes.numpy_reduction_dtype(op, _dtype(x))
+        return dtypes.torch_reduction_dtype(op, _dtype(x), spelled)
+    return dtype
+
+
 def _reduce_rule(op: str) -> Callable[..., Result]:
     """NumPy ``sum(x, axis, ..., keepdims=)``; torch ``sum(x, dim, keepdim)``."""
+    dtype = _reduce_dtype(op)
+
+    @handles_out
     def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
         if dialect.is_torch:
             axis = args[0] if args else _kw(kwargs, "dim", "axis")
             keep = args[1] if len(args) > 1 else _kw(kwargs, "keepdim", "keepdims", default=False)
+            if op in _TORCH_DIM_BEFORE_KEEPDIM and not args and "dim" not in kwargs and \
+                    "keepdim" in kwargs:
+                raise ShapeError("argument", f"{op}() missing 1 required positional arguments: "
+                                 '"dim"', "TypeError")
+            dtype(x, dialect=dialect, **{k: v for k, v in kwargs.items() if k == "dtype"})
         else:
             axis = args[0] if args else _kw(kwargs, "axis")
             keep = _kw(kwargs, "keepdims", default=False)
         if isinstance(axis, list):
             axis = tuple(axis)
+        if dialect.is_numpy and op == "ptp" and _dtype(x) == "bool":
+            raise ShapeError("dtype", "numpy boolean subtract, the `-` operator, is not "
+                             "supported, use the bitwise_xor, the `^` operator, or the "
+                             "logical_xor function instead.", "TypeError")
+        if dialect.is_numpy and op == "average" and set(kwargs) - {"axis", "keepdims"}:
+            raise NotImplementedError("weights: not modelled")
+        asked = dtypes.dtype_spelling(kwargs.get("dtype"))
+        if dialect.is_numpy and op == "std" and asked and (dtypes.category(asked) or 0) < 2 \
+                and (axis is not None or keep):
+            # The variance computes in that dtype; the square root of an array of it is a float
+            # array it cannot hold (a full reduction's scalar converts freely).
+            raise ShapeError("dtype", f"Cannot cast ufunc 'sqrt' output from dtype('float64') "
+                             f"to dtype('{asked}') with casting rule 'same_kind'",
+                             "UFuncTypeError")
         result = _reductions.reduce(_shape(x), axis, bool(keep), op=op, dialect=dialect)
         out = kwargs.get("out")
         if isinstance(out, ArrayArg) and len(result.outputs) == 1:
@@ -292,7 +335,11 @@ def _same_shape_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Res
 
 
 def _torch_repeat_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    return _repetition.repeat(_shape(x), size_args(sizes), dialect=dialect)
+    if not sizes and "repeats" not in kwargs:
+        raise ShapeError("argument", 'repeat() missing 1 required positional arguments: '
+                         '"repeats"', "TypeError")
+    return _repetition.repeat(_shape(x), size_args(sizes or (kwargs["repeats"],)),
+                              dialect=dialect)
 
 
 def _numpy_repeat_rule(x: Any, repeats: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -327,59 +374,6 @@ def _numpy_view_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Res
 def _as_strided_rule(x: Any, size: Any, stride: Any, *args: Any, dialect: Dialect,
                      **kwargs: Any) -> Result:
     return Result.of(tuple(size))
-
-
-def _resize_rule(op: str) -> Callable[..., Result]:
-    """``np.resize(x, s)``, ndarray's ``x.resize(s)`` (in place), torch's ``x.resize_(*s)``."""
-    def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
-        given = sizes or (_kw(kwargs, "new_shape", "size"),)
-        if given == (None,):
-            return Result.of(_shape(x))  # ndarray's x.resize() changes nothing
-        return _reshaping.resize(_shape(x), size_args(given), dialect=dialect, op=op)
-    return rule
-
-
-def _resize_as_rule(x: Any, other: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    """torch's ``x.resize_as_(other)``: x takes other's shape."""
-    return Result.of(_shape(other))
-
-
-def _shape_assignment_rule(x: Any, shape: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    """NumPy's ``a.shape = s``: reshape's rule, but never a copy, so a layout whose dims cannot
-    be regrouped into ``s`` raises (the test torch's ``.view`` makes)."""
-    result = _reshaping.reshape(_shape(x), size_args((shape,)), dialect=dialect, op="reshape")
-    layout = x.layout if isinstance(x, ArrayArg) else None
-    if layout is not None and layout.shape == tuple(x.shape) and \
-            shape_is_concrete(result.shape) and \
-            torch_view_strides(layout.shape, layout.strides, tuple(result.shape)) is None:
-        raise ShapeError("view-layout", NUMPY_SHAPE_IN_PLACE, "AttributeError")
-    return result
-
-
-def _reshapes_like(name: str, library: str, twin: str) -> None:
-    """``name`` changes its own target's shape in place as ``twin`` shapes its result: the
-    twin's rule, naming ``name`` where the library's message names the op (``t_() expects``)."""
-    twin_rule = _TABLE[(twin, library)].rule
-
-    def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-        try:
-            return twin_rule(x, *args, dialect=dialect, **kwargs)
-        except ShapeError as err:
-            raise ShapeError(err.kind, err.message.replace(f"{twin}()", f"{name}()"),
-                             err.exc_type, err.dim, err.shapes) from None
-
-    _add(name, library, rule, inplace=True, reshapes_target=twin)
-
-
-def _register_reshaping_inplace() -> None:
-    """In-place ops that change the target's own shape and strides, not its elements."""
-    for name in ("unsqueeze", "squeeze", "transpose", "t", "swapdims", "swapaxes", "as_strided"):
-        _reshapes_like(f"{name}_", "torch", name)
-    _add("resize_", "torch", _resize_rule("resize_"), inplace=True, reshapes_target="resize_")
-    _add("resize_as_", "torch", _resize_as_rule, inplace=True, reshapes_target="resize_as_")
-    _add("np.resize", "numpy", _resize_rule("np.resize"))  # a new array, elements repeated
-    _add("resize", "numpy", _resize_rule("resize"), inplace=True, reshapes_target="resize")
-    _add("shape", "numpy", _shape_assignment_rule, inplace=True, reshapes_target="reshape")
 
 
 _REDUCTIONS = ("sum", "prod", "mean", "std", "var", "amax", "amin", "any", "all")
@@ -501,14 +495,16 @@ def _register_shape_ops() -> None:
     _add("torch.take_along_dim", "torch", _take_along_rule)
     # reductions: new arrays
     for op in _REDUCTIONS:
-        _add(f"np.{op}", "numpy", _reduce_rule(op))
-        _add(op, "torch", _reduce_rule(op))
-        _add(f"torch.{op}", "torch", _reduce_rule(op))
+        _add(f"np.{op}", "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
+        _add(op, "torch", _reduce_rule(op), dtype=_reduce_dtype(op))
+        _add(f"torch.{op}", "torch", _reduce_rule(op), dtype=_reduce_dtype(op))
         if op not in ("amax", "amin"):  # ndarray spells those max / min
-            _add(op, "numpy", _reduce_rule(op))
-    for op in ("max", "min"):  # torch's max(dim) returns (values, indices): not modelled here
-        _add(f"np.{op}", "numpy", _reduce_rule(op))
-        _add(op, "numpy", _reduce_rule(op))
+            _add(op, "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
+    _add("np.average", "numpy", _reduce_rule("average"), dtype=_reduce_dtype("average"))
+    for op in ("max", "min", "ptp"):  # torch's max(dim) returns (values, indices): not here
+        _add(f"np.{op}", "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
+        if op != "ptp":  # ndarray.ptp is gone in NumPy 2
+            _add(op, "numpy", _reduce_rule(op), dtype=_reduce_dtype(op))
     # copies, and the calls that may hand back their input
     _add("np.copy", "numpy", _same_shape_rule)
     _add("copy", "numpy", _same_shape_rule)
@@ -528,7 +524,6 @@ def _register_shape_ops() -> None:
 
 
 _register_shape_ops()
-_register_reshaping_inplace()
 
 
 # --------------------------------------------------------------------------
@@ -553,6 +548,7 @@ def _matmul_rule(reflected: bool = False) -> Callable[..., Result]:
     ranks pick."""
     shaped = _binary(_products.matmul, reflected=reflected)
 
+    @handles_out
     def rule(a: Any, b: Any, *args: Any, dialect: Dialect, out: Any = None,
              **kwargs: Any) -> Result:
         result = shaped(a, b, *args, dialect=dialect, **kwargs)
@@ -562,6 +558,14 @@ def _matmul_rule(reflected: bool = False) -> Callable[..., Result]:
             core = 2 - sum(1 for v in (a, b) if len(_shape(v)) == 1)
             result = _matmul_out(result, out.shape, core, dialect)
         left, right = _dtype(a), _dtype(b)
+        if dialect.is_torch and left == right == "bool" and isinstance(a, ArrayArg) and \
+                isinstance(b, ArrayArg):
+            # torch's matmul kernels have no bool loop; which one refuses depends on the ranks.
+            ranks = (a.ndim, b.ndim)
+            kernel = "dot" if ranks == (1, 1) else "addmv_impl_cpu" if ranks == (2, 1) else \
+                "bmm" if min(ranks) >= 3 else "addmm_impl_cpu_"
+            raise ShapeError("dtype", f'"{kernel}" not implemented for \'Bool\'',
+                             "NotImplementedError")
         if isinstance(a, ArrayArg) and isinstance(b, ArrayArg) and left and right \
                 and left != right and dialect.is_torch and not dialect.legacy:
             if a.ndim == 1 and b.ndim == 1:
@@ -596,6 +600,27 @@ def _matmul_out(result: Result, out: tuple, core: int, dialect: Dialect) -> Resu
     return Result.of(out)
 
 
+def _numpy_imatmul_rule(x: Any, y: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    """NumPy's ``x @= y`` is ``np.matmul(x, y, out=x)``: the product must fit x as it is (torch
+    has no in-place matmul: Python rebinds x to ``x @ y``)."""
+    if not _shape(x) or len(_shape(y)) < 2:
+        raise ShapeError("argument", "inplace matrix multiplication requires the first operand "
+                         "to have at least one and the second at least two dimensions.",
+                         "ValueError")
+    product = _matmul_rule()(x, y, dialect=dialect)
+    if len(product.shape) > len(_shape(x)):
+        raise ShapeError("inplace", "output operand requires a reduction along dimension -1, "
+                         "but the reduction is not enabled. The dimension size of 1 does not "
+                         "match the expected output shape.", "ValueError")
+    try:
+        result = _matmul_rule()(x, y, dialect=dialect, out=x)
+    except ShapeError as err:  # x is the out: an in-place resize, not an out= argument
+        raise ShapeError("inplace", err.message, err.exc_type, err.dim, err.shapes) from None
+    product = ops_structure.product_dtype(x, y, dialect=dialect)
+    dtypes.inplace_dtype(_dtype(x), product, op="matmul", dialect=dialect)
+    return result
+
+
 def _fused(rule: Callable[..., Result]) -> Callable[..., Result]:
     """``addmm(c, a, b, beta=, alpha=)`` and its relatives."""
     def adapted(c: Any, a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -609,10 +634,42 @@ def _unary_linalg(rule: Callable[..., Result]) -> Callable[..., Result]:
     return adapted
 
 
-def _einsum_rule(subscripts: str, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
+def _einsum_operands(subscripts: Any, operands: tuple) -> tuple[str, tuple]:
+    """The equation and the operands of any spelling: ("ij,jk", a, b), torch's
+    ("ij,jk", [a, b]), or the sublist form (a, [0, 1], b, [1, 2], [0, 2])."""
+    if not isinstance(subscripts, str):
+        parsed = _contractions.sublist_equation((subscripts,) + tuple(operands))
+        if parsed is None:
+            raise NotImplementedError("einsum arguments of no known form")
+        return parsed
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])  # torch.einsum("ij,jk", [a, b])
-    return _contractions.einsum(subscripts, *[_shape(o) for o in operands], dialect=dialect)
+    return subscripts, tuple(operands)
+
+
+def _einsum_rule(subscripts: Any, *operands: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    equation, operands = _einsum_operands(subscripts, operands)
+    shapes = [_shape(o) for o in operands]
+    result = _contractions.einsum(equation, *shapes, dialect=dialect)
+    kinds = {_dtype(o) for o in operands}
+    if dialect.is_torch and len(kinds) > 1 and None not in kinds and \
+            _contractions.torch_einsum_clash(equation, tuple(shapes)) is True:
+        first, other = _dtype(operands[0]), next(k for k in map(_dtype, operands[1:])
+                                                 if k != _dtype(operands[0]))
+        raise ShapeError("dtype", f"expected scalar type {torch_scalar_type(first)} but found "
+                         f"{torch_scalar_type(other)}", "RuntimeError")
+    return result
+
+
+def _einsum_dtype(subscripts: Any, *operands: Any, dialect: Dialect, **kwargs: Any) -> Any:
+    """The operands' promotion (torch promotes only where it multiplies element-wise, and
+    which pairs it multiplies so with three or more operands is its planner's business)."""
+    equation, operands = _einsum_operands(subscripts, operands)
+    # torch reshapes every operand before it multiplies: a 0-dim one promotes as any other.
+    kinds = [(_dtype(o), max(len(_shape(o)), int(dialect.is_torch))) for o in operands]
+    if dialect.is_torch and len({k for k, _ in kinds}) > 1 and len(kinds) != 2:
+        return None
+    return dtypes.result_type_of(kinds, dialect)
 
 
 def _tensordot_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -644,6 +701,8 @@ def _register_linalg() -> None:
     _add("matmul", "torch", _matmul_rule())
     _add("__matmul__", "both", _matmul_rule())
     _add("__rmatmul__", "both", _matmul_rule(reflected=True))
+    # torch has no __imatmul__: Python runs x @= y as x = x @ y.
+    _add("__imatmul__", "numpy", _numpy_imatmul_rule, inplace=True)
     for name in ("mm", "mv", "bmm"):
         _add(name, "torch", _binary(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _binary(getattr(_products, name)))
@@ -665,9 +724,9 @@ def _register_linalg() -> None:
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
         _add(name, "torch", _fused(getattr(_products, name)))
         _add(f"torch.{name}", "torch", _fused(getattr(_products, name)))
-    _add("np.einsum", "numpy", _einsum_rule)
+    _add("np.einsum", "numpy", _einsum_rule, dtype=_einsum_dtype)
     # torch.einsum("ij,jk", [a, b]) takes its operands as one list; numpy would stack it.
-    _add("torch.einsum", "torch", _einsum_rule, takes_sequence=True)
+    _add("torch.einsum", "torch", _einsum_rule, takes_sequence=True, dtype=_einsum_dtype)
     _add("np.tensordot", "numpy", _tensordot_rule, dtype=ops_structure.product_dtype)
     _add("torch.tensordot", "torch", _tensordot_rule, dtype=ops_structure.product_dtype)
     for name in ("inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "cholesky",
@@ -694,4 +753,4 @@ _register_linalg()
 __all__ = ["ALIASING_KINDS", "VIEW_KINDS", "ArrayArg", "OpSpec", "ViewKind", "_TABLE",
            "all_specs", "call_view_kind", "index_items", "is_array_op", "keeps_shape", "lookup",
            "output_layout", "resolved_view_kind", "shape_from_arguments", "size_args",
-           "writes_reach_input"]
+           "sized_by_values", "writes_reach_input"]

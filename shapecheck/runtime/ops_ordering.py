@@ -113,6 +113,9 @@ def _aminmax_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result
     if args:
         raise NotImplementedError("aminmax takes its dim by keyword only")
     dim, keep = kwargs.get("dim"), bool(kwargs.get("keepdim", False))
+    if isinstance(dim, (tuple, list)):
+        raise ShapeError("argument", f"aminmax(): argument 'dim' must be int, not "
+                         f"{type(dim).__name__}", "TypeError")
     shape = _reductions.reduce(_shape(x), dim, keep, op="aminmax", dialect=dialect).shape
     return Result((shape, shape))
 
@@ -170,8 +173,12 @@ def _logsumexp_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Resu
                          "TypeError")
     dim = _as_axis(_arg(args, 0, kwargs, "dim"))
     keep = bool(_arg(args, 1, kwargs, "keepdim", default=False))
-    if dim == ():
-        raise NotImplementedError("logsumexp over no dims")
+    if dim == ():  # no dims: a 0-d tensor as it is, else every dim and only with keepdim
+        ndim = len(_shape(x))
+        if ndim and not keep:
+            raise ShapeError("argument", f"output with shape [] doesn't match the broadcast "
+                             f"shape {list((1,) * ndim)}", "RuntimeError")
+        return Result.of((1,) * ndim)
     return _reductions.reduce(_shape(x), dim, keep, op="logsumexp", dialect=dialect)
 
 
@@ -189,6 +196,9 @@ def _numpy_cumulative_rule(op: str) -> Callable[..., Result]:
         axis = _arg(args, 0, kwargs, "axis")
         if kwargs.get("include_initial"):
             raise NotImplementedError("include_initial")
+        if isinstance(axis, (tuple, list)):
+            raise ShapeError("axis", f"'{type(axis).__name__}' object cannot be interpreted as "
+                             "an integer", "TypeError")
         if op.startswith("cumulative"):
             if axis is None and len(shape) > 1:
                 raise ShapeError("argument", "For arrays which have more than one dimension "

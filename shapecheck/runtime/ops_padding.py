@@ -4,7 +4,8 @@
 ``np.pad`` broadcasts its widths to one (before, after) pair per axis and grows each axis by
 them; only ``constant`` and ``empty`` may extend an empty axis. ``repeat_interleave``
 repeats each element along a dim (the flattened input without one) by an int or by a tensor
-of counts, whose values no one knows: that size is unknown. Registered on import.
+of counts, whose values decide that size: the sum of the counts, a symbol over the counts'
+contents (ops_selection.py). Registered on import.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from .arguments import dtype_of as _dtype
 from .arguments import is_array as _is_array
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import UNKNOWN, add, is_zero, mul, numel
+from .dims import add, is_zero, mul, numel
+from .ops_selection import repeated_total
 from .optable import add_op as _add
 from .verdicts import Result, ShapeError
 
@@ -122,7 +124,7 @@ def _repeat_interleave_rule(x: Any, repeats: Any = None, dim: Any = None, *, dia
                 raise NotImplementedError("counts that may not match the dim")
         if output_size is not None:
             raise NotImplementedError("output_size against counts no one knows")
-        total = UNKNOWN  # the sum of counts: values, not shapes
+        total = repeated_total(repeats, size)
     else:
         raise NotImplementedError("repeats that are neither an int nor a tensor")
     return Result.of(tuple(total if i == axis else n for i, n in enumerate(target)))
@@ -136,13 +138,13 @@ def _counts_only(counts: Any) -> Result:
                          "RuntimeError")
     if _dtype(counts) not in ("int64", "int32"):
         raise NotImplementedError("counts of another dtype")
-    return Result.of((UNKNOWN,))
+    return Result.of((repeated_total(counts, _shape(counts)[0]),))
 
 
 def _register() -> None:
     _add("np.pad", "numpy", _numpy_pad_rule)
-    _add("torch.repeat_interleave", "torch", _repeat_interleave_rule)
-    _add("repeat_interleave", "torch", _repeat_interleave_rule)
+    _add("torch.repeat_interleave", "torch", _repeat_interleave_rule, sized_by_values=True)
+    _add("repeat_interleave", "torch", _repeat_interleave_rule, sized_by_values=True)
 
 
 _register()

@@ -20,9 +20,10 @@ from .arguments import operand_shapes as _operand_shapes
 from .arguments import shape_of as _shape
 from .autograd_saved import saves_output
 from .dialects import Dialect
-from .ops_structure import where_one_rule
+from .ops_selection import where_one_rule
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
+from .out_argument import handles_out
 from .rules.axes import torch_scalar_type
 from .verdicts import Result, ShapeError
 
@@ -60,7 +61,9 @@ _TORCH_UNARY = _UNARY + ("neg", "sigmoid", "relu", "rsqrt", "erf", "frac")
 _NUMPY_PREDICATES = ("absolute", "fabs", "isnan", "isfinite", "isinf", "logical_not", "conj",
                      "conjugate", "positive", "signbit")
 _TORCH_PREDICATES = ("isnan", "isfinite", "isinf", "logical_not", "conj", "positive", "signbit",
-                     "absolute", "sgn")
+                     "absolute", "sgn", "bitwise_not", "atan", "asin", "acos", "fix", "angle")
+_NUMPY_MORE_UNARY = ("cbrt", "rint", "invert", "bitwise_not", "bitwise_invert", "spacing",
+                     "degrees", "radians", "arcsinh", "arccosh", "arctanh")
 # torch.nn.functional's activations and dropouts keep the input's shape (softmax and
 # log_softmax, which check their dim, are ops_statistics.py's).
 _FUNCTIONAL_SHAPE_KEEPING = ("relu", "relu6", "gelu", "silu", "softplus", "elu", "leaky_relu",
@@ -76,12 +79,16 @@ _TORCH_CONVERSIONS = ("float", "double", "half", "long", "int", "bool", "short",
 
 def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result]:
     """``f(a, b)`` / ``a.f(b)`` / ``a + b``; out= is checked against the result."""
+    @handles_out
     def rule(*args: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
         operands = args[::-1] if reflected else args
         if op in _BITWISE:
             _integral_operands(op, operands, dialect)
         if len(operands) == 2:
-            _scalar_operand_checks(op, operands, dialect)
+            mode = kwargs.get("rounding_mode")
+            # torch's div with a rounding mode runs the kernels of // (no bool loop either).
+            _scalar_operand_checks(f"div_{mode}" if op in dtypes.TRUE_DIVISION_OPS and
+                                   mode in ("floor", "trunc") else op, operands, dialect)
         shapes = _operand_shapes(operands, dialect)
         if len(shapes) == 1:
             # torch-legacy: a tensor with a Python scalar; nothing to broadcast.
@@ -94,26 +101,25 @@ def _pointwise_rule(op: str, *, reflected: bool = False) -> Callable[..., Result
     return rule
 
 
-@_shape_keeping
-def _negative_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    """``-x``: neither library negates booleans (``~`` is their logical not)."""
-    if _dtype(x) == "bool":
+def _unary(numpy_op: str | None, torch_op: str | None) -> tuple[Callable[..., Result],
+                                                                 Callable[..., Any]]:
+    """A unary element-wise op (its NumPy ufunc's name, torch's name): the result has the
+    operand's shape and the dtype the library computes it in (``dtypes.numpy_unary_dtype``,
+    ``torch_unary_dtype``), and the rule raises the library's refusal of a dtype (``-`` of a
+    bool, ``~`` of a float, torch's floor of a bool)."""
+    def dtype(x: Any = None, *args: Any, dialect: Dialect, **kwargs: Any) -> str | None:
+        if not _is_array(x):
+            return None
         if dialect.is_numpy:
-            raise ShapeError("dtype", "The numpy boolean negative, the `-` operator, is not "
-                             "supported, use the `~` operator or the logical_not function "
-                             "instead.", "TypeError")
-        raise ShapeError("dtype", "Negation, the `-` operator, on a bool tensor is not "
-                         "supported. If you are trying to invert a mask, use the `~` or "
-                         "`logical_not()` operator instead.", "RuntimeError")
-    return Result.of(_shape(x))
+            return dtypes.numpy_unary_dtype(numpy_op, _dtype(x)) if numpy_op else None
+        return dtypes.torch_unary_dtype(torch_op, _dtype(x)) if torch_op else None
 
+    def rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        if args:
+            dtype(args[0], dialect=dialect)
+        return _identity_rule(*args, dialect=dialect, **kwargs)
 
-@_shape_keeping
-def _absolute_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    """``abs(x)``: torch has no kernel for booleans (NumPy's abs of a bool is the bool)."""
-    if dialect.is_torch and _dtype(x) == "bool":
-        raise ShapeError("dtype", "\"abs_cpu\" not implemented for 'Bool'", "NotImplementedError")
-    return _identity_rule(x, *args, dialect=dialect, **kwargs)
+    return handles_out(_shape_keeping(rule)), dtype
 
 
 def _pointwise_dtype(op: str) -> Callable[..., Any]:
@@ -125,7 +131,10 @@ def _pointwise_dtype(op: str) -> Callable[..., Any]:
         a, b = args
         if not (_is_array(a) or _is_array(b)):
             return None
-        return dtypes.op_result_type(op, _dtype(a), _dtype(b), dialect, _ndim(a), _ndim(b),
+        # torch's div with a rounding mode rounds to the operands' own type, as // does.
+        rounded = op in dtypes.TRUE_DIVISION_OPS and kwargs.get("rounding_mode") is not None
+        return dtypes.op_result_type("floor_divide" if rounded else op, _dtype(a), _dtype(b),
+                                     dialect, _ndim(a), _ndim(b),
                                      exponent=None if _is_array(b) else b)
     return dtype
 
@@ -152,7 +161,8 @@ _INT_RANGES = {name: (int(np.iinfo(name).min), int(np.iinfo(name).max))
                             "uint64")}
 
 
-_TORCH_NO_BOOL_KERNEL = {"floor_divide": "div_floor_cpu", "remainder": "remainder_cpu",
+_TORCH_NO_BOOL_KERNEL = {"floor_divide": "div_floor_cpu", "div_floor": "div_floor_cpu",
+                         "div_trunc": "div_trunc_cpu", "remainder": "remainder_cpu",
                          "fmod": "fmod_cpu", "pow": "pow", "hypot": "hypot_cpu",
                          "logaddexp": "logaddexp_cpu"}
 """torch ops whose CPU kernel has no bool loop: two bool operands are refused."""
@@ -174,7 +184,8 @@ def _scalar_operand_checks(op: str, operands: tuple, dialect: Dialect) -> None:
                              "supported, use the bitwise_xor, the `^` operator, or the "
                              "logical_xor function instead.", "TypeError")
     result = dtypes.op_result_type(op, kinds[0], kinds[1], dialect, _ndim(operands[0]),
-                                   _ndim(operands[1]))
+                                   _ndim(operands[1]),
+                                   exponent=None if _is_array(operands[1]) else operands[1])
     # pow of a tensor by a Python scalar takes another path (x ** True is x)
     scalar_power = op == "pow" and not all(_is_array(v) for v in operands)
     common = dtypes.result_type(kinds[0], kinds[1], dialect, _ndim(operands[0]),
@@ -204,11 +215,27 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
     first, so the two checks run in the libraries' orders.
     """
     def rule(target: ArrayArg, *others: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        # The op's own refusals first: bitwise ops of floats, bool subtraction, torch's
+        # remainder or power of bools. Kind "operand": the op refuses its operands' dtypes,
+        # which is no cast of a result into the target.
+        try:
+            if op in _BITWISE:
+                _integral_operands(op, (target,) + others, dialect)
+            if len(others) == 1:
+                _scalar_operand_checks(op, (target, others[0]), dialect)
+        except ShapeError as err:
+            raise ShapeError("operand", err.message, err.exc_type, err.dim, err.shapes) from None
+
         def check_dtype() -> None:
             if others:
-                result_dtype = dtypes.op_result_type(op, _dtype(target), _dtype(others[0]), dialect,
-                                                     _ndim(target), _ndim(others[0]))
-                dtypes.inplace_dtype(target.dtype, result_dtype, op=op, dialect=dialect)
+                other = others[0]
+                # bool ** 2 runs as a square, computed in int8 (which no bool target holds).
+                result_dtype = dtypes.op_result_type(
+                    op, _dtype(target), _dtype(other), dialect, _ndim(target), _ndim(other),
+                    exponent=None if _is_array(other) else other)
+                ufunc = "square" if op == "pow" and result_dtype == "int8" and \
+                    _dtype(target) == "bool" else op
+                dtypes.inplace_dtype(target.dtype, result_dtype, op=ufunc, dialect=dialect)
 
         if dialect.is_numpy:
             check_dtype()
@@ -221,6 +248,7 @@ def _inplace_rule(op: str) -> Callable[..., Result]:
     return rule
 
 
+@handles_out
 @_shape_keeping
 def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     """A unary pointwise op (or a fill): the result has the operand's shape; out= as for any
@@ -231,13 +259,54 @@ def _identity_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
     return Result.of(_shape(args[0]) if args else ())
 
 
+def _clamp_bounds(bounds: tuple, kwargs: dict) -> list:
+    """The bounds given (None for one not given): positional, then min= / max= (a_min= /
+    a_max= in NumPy)."""
+    lo = bounds[0] if bounds else kwargs.get("min", kwargs.get("a_min"))
+    hi = bounds[1] if len(bounds) > 1 else kwargs.get("max", kwargs.get("a_max"))
+    return [lo, hi]
+
+
+def _torch_scalar_bounds(bounds: list) -> bool:
+    """torch's clamp has a Scalar overload and a Tensor one: bounds that are all tensors (or
+    None) take the Tensor one; Python numbers the Scalar one, which also reads a 0-dim tensor
+    as a number; a number beside a tensor of some dims fits neither."""
+    given = [b for b in bounds if b is not None]
+    if not given:
+        raise ShapeError("argument", "torch.clamp: At least one of 'min' or 'max' must not be "
+                         "None", "RuntimeError")
+    if all(_is_array(b) for b in given):
+        return False
+    if any(_is_array(b) and _ndim(b) > 0 for b in given):
+        raise ShapeError("argument", "clamp() received an invalid combination of arguments",
+                         "TypeError")
+    return True
+
+
 def _clamp_rule(x: Any, *bounds: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Result:
     """clip / clamp: array bounds broadcast with the input, as in an element-wise op."""
-    given = list(bounds) + [kwargs[k] for k in ("min", "max", "a_min", "a_max") if k in kwargs]
+    given = _clamp_bounds(bounds, kwargs)
+    if dialect.is_torch:
+        _torch_scalar_bounds(given)
     shapes = [_shape(x)] + [_shape(b) for b in given if _is_array(b)]
     if len(shapes) == 1:
         return Result.of(shapes[0])
     return _broadcast.broadcast_shapes(*shapes, dialect=dialect)
+
+
+def _clamp_dtype(x: Any, *bounds: Any, dialect: Dialect, out: Any = None, **kwargs: Any) -> Any:
+    """The promotion of the input and its bounds (NEP 50 in NumPy; in torch's Scalar overload
+    a 0-dim tensor bound counts as a Python number of its kind)."""
+    given = [b for b in _clamp_bounds(bounds, kwargs) if b is not None]
+    scalar = dialect.is_torch and _torch_scalar_bounds(given)
+    weak = {0: "pybool", 1: "pyint", 2: "pyfloat", 3: "pycomplex"}
+    kinds = [(_dtype(x), _ndim(x))]
+    for b in given:
+        kind = _dtype(b)
+        if scalar and _is_array(b) and kind is not None:
+            kind = weak.get(dtypes.category(kind) or 0)
+        kinds.append((kind, _ndim(b)))
+    return dtypes.result_type_of(kinds, dialect)
 
 
 def _where_rule(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -306,41 +375,44 @@ def _register_pointwise() -> None:
              legacy_fallback=legacy)
     for dunder, rule_op in _COMPARISONS.items():
         _add(f"__{dunder}__", "both", _pointwise_rule(rule_op), broadcasts=True)
-    for name in _UNARY:
-        _add(f"np.{name}", "numpy", _identity_rule)
-    _add("np.negative", "numpy", _identity_rule)
+    for name in _UNARY + _NUMPY_PREDICATES + _NUMPY_MORE_UNARY:
+        rule, dtype = _unary(name, None)
+        _add(f"np.{name}", "numpy", rule, dtype=dtype)
+    for name in ("conj", "conjugate", "round"):
+        rule, dtype = _unary(name, None)
+        _add(name, "numpy", rule, dtype=dtype)
     for name in _TORCH_UNARY:
         saves = saves_output(name)
-        _add(f"torch.{name}", "torch", _identity_rule, saves_output=saves)
-        _add(name, "torch", _identity_rule, saves_output=saves)
+        rule, dtype = _unary(None, name)
+        _add(f"torch.{name}", "torch", rule, saves_output=saves, dtype=dtype)
+        _add(name, "torch", rule, saves_output=saves, dtype=dtype)
         _add(f"{name}_", "torch", _identity_rule, inplace=True)
-    for name in _NUMPY_PREDICATES:
-        _add(f"np.{name}", "numpy", _identity_rule)
-    for name in ("conj", "conjugate"):
-        _add(name, "numpy", _identity_rule)
     for name in _TORCH_PREDICATES:
-        _add(f"torch.{name}", "torch", _identity_rule)
-        _add(name, "torch", _identity_rule)
+        rule, dtype = _unary(None, name)
+        _add(f"torch.{name}", "torch", rule, dtype=dtype)
+        _add(name, "torch", rule, dtype=dtype)
     for name in _FUNCTIONAL_SHAPE_KEEPING:
         _add(f"F.{name}", "torch", _identity_rule, saves_output=saves_output(name))
     for name in _TORCH_CONVERSIONS:
         _add(name, "torch", _identity_rule, view_kind="same")
     for name in ("np.clip", "clip"):
-        _add(name, "numpy", _clamp_rule)
+        _add(name, "numpy", _clamp_rule, dtype=_clamp_dtype)
     for name in ("torch.clamp", "torch.clip", "clamp", "clip"):
-        _add(name, "torch", _clamp_rule)
-    for dunder in ("__neg__", "__abs__", "__pos__", "__invert__"):
-        _add(dunder, "both", _identity_rule)
-    for name in ("__abs__", "torch.abs", "abs", "torch.absolute", "absolute"):
-        _add(name, "both" if name == "__abs__" else "torch", _absolute_rule)
-    for name in ("__neg__", "np.negative", "torch.neg", "neg", "torch.negative", "negative"):
-        _add(name, "numpy" if name == "np.negative" else "both" if name == "__neg__" else "torch",
-             _negative_rule, saves_output=saves_output("neg"))
+        _add(name, "torch", _clamp_rule, dtype=_clamp_dtype)
+    for dunder, numpy_op, torch_op in (("__neg__", "negative", "neg"),
+                                       ("__abs__", "absolute", "abs"),
+                                       ("__pos__", "positive", "positive"),
+                                       ("__invert__", "invert", "bitwise_not")):
+        rule, dtype = _unary(numpy_op, torch_op)
+        _add(dunder, "both", rule, dtype=dtype,
+             saves_output=saves_output("neg") if dunder == "__neg__" else False)
     _add("fill_", "torch", _identity_rule, inplace=True)
     _add("zero_", "torch", _identity_rule, inplace=True)
     _add("fill", "numpy", _identity_rule, inplace=True)
-    _add("np.where", "numpy", _where_rule, broadcasts=True, dtype=_where_dtype)
-    _add("torch.where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype)
+    _add("np.where", "numpy", _where_rule, broadcasts=True, dtype=_where_dtype,
+         sized_by_values=True)
+    _add("torch.where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype,
+         sized_by_values=True)
     _add("where", "torch", _where_rule, broadcasts=True, dtype=_where_dtype)
     for op in ("addcmul", "addcdiv"):
         _add(f"torch.{op}", "torch", _ternary_rule(op), legacy_fallback=True)

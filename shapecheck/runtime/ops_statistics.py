@@ -91,9 +91,20 @@ def _numpy_statistic_rule(op: str) -> Callable[..., Result]:
         axis = _axis_value(_arg(args, 0, kwargs, "axis"))
         keep = bool(kwargs.get("keepdims", False))
         if set(kwargs) - {"axis", "keepdims", "dtype", "ddof", "out"} or len(args) > 1 \
-                or "out" in kwargs or (not shape and axis is not None):
-            # out=, where=, a 0-d array with an axis (each nan* function treats it its own way).
-            raise NotImplementedError("arguments this rule does not model")
+                or "out" in kwargs:
+            raise NotImplementedError("arguments this rule does not model")  # out=, where=
+        if not shape and axis is not None:
+            # The medians, and the means and deviations of integers (which NumPy hands to
+            # np.mean and np.std), check the axis against no dims; the others reduce a 0-d
+            # array as a one-element one, along axis 0 or -1.
+            kind = _dtype(a)
+            if kind is None:
+                raise NotImplementedError("a 0-d array of unknown dtype")
+            strict = "median" in op or (op in ("nanmean", "nanstd", "nanvar") and
+                                        (dtypes.category(kind) or 0) < 2)
+            for one in axis if isinstance(axis, tuple) else (axis,):
+                _axes.normalize_numpy_axis(one, 0 if strict else 1)
+            return Result.of(())
         result = _reductions.reduce(shape, axis, keep, op=_NUMPY_LIKE[op], dialect=dialect)
         return Result.of(result.shape)
     return rule
@@ -125,9 +136,11 @@ def _numpy_quantile_rule(op: str) -> Callable[..., Result]:
         axis = _axis_value(_arg(args, 0, kwargs, "axis"))
         keep = bool(kwargs.get("keepdims", False))
         q_shape = _q_shape(q)
-        if q_shape is None or len(args) > 1 or set(kwargs) - {"axis", "keepdims", "method"} \
-                or (not shape and axis is not None):
+        if q_shape is None or len(args) > 1 or set(kwargs) - {"axis", "keepdims", "method"}:
             raise NotImplementedError("arguments this rule does not model")
+        if not shape and axis is not None:
+            for one in axis if isinstance(axis, tuple) else (axis,):
+                _axes.normalize_numpy_axis(one, 0)  # a quantile of a 0-d array has no axis
         reduced = _reductions.reduce(shape, axis, keep, op="sum", dialect=dialect).shape
         if _dtype(a) == "bool":
             raise NotImplementedError("bool input: numpy's refusal is not modelled")

@@ -1,11 +1,9 @@
 """Ops that rearrange or select whole pieces, in the op table: stacks and splits of every
-spelling, Kronecker products and traces, triangles, grids, the data-dependent selections
-(``nonzero``, ``unique``, ``masked_select``), index writes, and the creation functions.
+spelling, Kronecker products and traces, triangles, grids, index writes, and the creation
+functions (the selections whose sizes the values decide are ops_selection.py's).
 
-A size that depends on the values (how many elements a mask selects) is UNKNOWN: the
-rank and every other size stay known. Each rule raises the library's error only when it
-is certain, and raises NotImplementedError (an unknown answer) for arguments it does not
-model. Registered into the table on import; runtime/ops.py imports it.
+Each rule raises the library's error only when it is certain, and raises
+NotImplementedError (an unknown answer) for arguments it does not model. Registered into the table on import; runtime/ops.py imports it.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from .arguments import shape_of as _shape
 from .arguments import size_args
 from .creation import ARRAY, Created, creation
 from .dialects import Dialect
-from .dims import UNKNOWN, eq, mul, numel
+from .dims import dims_equal, eq, format_shape, mul, numel
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
 from .verdicts import Result, ShapeError
@@ -321,6 +319,36 @@ def _factor_info_dtype(a: Any, *, dialect: Dialect, **kwargs: Any) -> Any:
     return (_dtype(a), "int32")
 
 
+def _lstsq_rule(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """np.linalg.lstsq(a, b, rcond) / torch.linalg.lstsq(A, B, rcond, *, driver): torch's
+    LAPACK drivers take floats only (NumPy computes integers in float64)."""
+    if dialect.is_torch:
+        kinds = {_dtype(a), _dtype(b)}
+        if None not in kinds and not kinds <= {"float32", "float64", "complex64", "complex128"}:
+            raise ShapeError("dtype", "This function doesn't handle types other than float and "
+                             "double", "RuntimeError")
+        if None not in kinds and len(kinds) > 1:
+            left, right = (dtypes.torch_dtype_name(k) for k in (_dtype(a), _dtype(b)))
+            raise ShapeError("dtype", "torch.linalg.lstsq: Expected input and other to have the "
+                             f"same dtype, but got input's dtype {left} and other's dtype "
+                             f"{right}", "RuntimeError")
+    elif "float16" in (_dtype(a), _dtype(b)):
+        raise ShapeError("dtype", "array type float16 is unsupported in linalg", "TypeError")
+    return _lapack.lstsq(_shape(a), _shape(b), driver=kwargs.get("driver"), dialect=dialect)
+
+
+def _lstsq_dtype(a: Any, b: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Any:
+    """The solution's dtype for the residuals and singular values too; the rank an int (int32
+    from NumPy's LAPACK, int64 in torch)."""
+    kinds = (_dtype(a), _dtype(b))
+    if None in kinds:
+        return None
+    common = dtypes.result_type(kinds[0], kinds[1], dialect)
+    if common is not None and dialect.is_numpy and (dtypes.category(common) or 0) < 2:
+        common = "float64"
+    return (common, common, "int32" if dialect.is_numpy else "int64", common)
+
+
 # ---------------------------------------------------------------------------- triangles, grids
 
 def _numpy_triangle_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
@@ -404,88 +432,6 @@ def _meshgrid_dtype(*arrays: Any, dialect: Dialect, **kwargs: Any) -> Any:
     return tuple(_dtype(a) for a in arrays)
 
 
-# ---------------------------------------------------------------------------- data-dependent sizes
-
-def _numpy_nonzero(shape: tuple) -> Result:
-    if not shape:
-        raise ShapeError("argument", "Calling nonzero on 0d arrays is not allowed. Use "
-                         "np.atleast_1d(scalar).nonzero() instead.", "ValueError")
-    return Result(((UNKNOWN,),) * len(shape), as_tuple=True)
-
-
-def _nonzero_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    shape = _shape(x)
-    if dialect.is_numpy:
-        return _numpy_nonzero(shape)
-    if kwargs.get("as_tuple"):
-        return Result(((UNKNOWN,),) * max(len(shape), 1), as_tuple=True)
-    return Result.of((UNKNOWN, len(shape)))
-
-
-def _argwhere_rule(x: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    return Result.of((UNKNOWN, len(_shape(x))))
-
-
-def _flatnonzero_rule(x: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    return Result.of((UNKNOWN,))
-
-
-def _count_nonzero_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    axis = _arg(args, 0, kwargs, "axis" if dialect.is_numpy else "dim")
-    shape = _shape(x)
-    if axis is None:
-        return Result.of(())
-    if kwargs.get("keepdims"):
-        raise NotImplementedError("keepdims")
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    wrapped = {_axes.wrap_axis(a, len(shape), dialect) for a in axes}
-    return Result.of(tuple(d for i, d in enumerate(shape) if i not in wrapped))
-
-
-def _where_one_rule(cond: Any, *, dialect: Dialect) -> Result:
-    """where(condition) alone is nonzero(condition) as a tuple of index arrays."""
-    shape = _shape(cond)
-    if dialect.is_numpy:
-        return _numpy_nonzero(shape)
-    return Result(((UNKNOWN,),) * max(len(shape), 1), as_tuple=True)
-
-
-def _masked_select_rule(x: Any, mask: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    _broadcast.broadcast_shapes(_shape(x), _shape(mask), dialect=dialect)
-    return Result.of((UNKNOWN,))
-
-
-def _unique_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
-    """np.unique / torch.unique: the unique values, then the index, inverse and counts asked for."""
-    shape = _shape(x)
-    if args:
-        raise NotImplementedError("positional flags")
-    axis = kwargs.get("axis" if dialect.is_numpy else "dim")
-    if axis is None:
-        values: tuple = (UNKNOWN,)
-        inverse = shape
-    else:
-        if dialect.is_torch:
-            w = _axes.wrap_torch_dim(axis, len(shape), wrap_scalar=False)
-        else:
-            w = _axes.wrap_axis(axis, len(shape), dialect)
-        values = shape[:w] + (UNKNOWN,) + shape[w + 1:]
-        inverse = (shape[w],)
-    outputs = [values]
-    names = ("return_index", "return_inverse", "return_counts") if dialect.is_numpy else \
-        ("return_inverse", "return_counts")
-    for name in names:
-        if kwargs.get(name):
-            outputs.append(inverse if name == "return_inverse" else (UNKNOWN,))
-    return Result(tuple(outputs), as_tuple=len(outputs) > 1)
-
-
-def _unique_dtype(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Any:
-    names = ("return_index", "return_inverse", "return_counts") if dialect.is_numpy else \
-        ("return_inverse", "return_counts")
-    return (_dtype(x),) + tuple(INDEX for name in names if kwargs.get(name))
-
-
 # ---------------------------------------------------------------------------- index writes
 
 def _scatter_rule(x: Any, dim: Any, index: Any, src: Any = None, *, dialect: Dialect,
@@ -516,6 +462,42 @@ def _index_fill_rule(x: Any, dim: Any, index: Any, value: Any, *, dialect: Diale
     if len(_shape(index)) > 1:
         raise ShapeError("index", "index_fill_(): Expected dim of index to be 1 or 0 but got "
                          f"{len(_shape(index))}", "IndexError")
+    return Result.of(shape)
+
+
+def _put_along_rule(x: Any, indices: Any, values: Any, *args: Any, dialect: Dialect,
+                    **kwargs: Any) -> Result:
+    """np.put_along_axis(arr, indices, values, axis): indices of arr's rank pick along the axis
+    (the other dims broadcast with arr's), values broadcast to what they pick; arr keeps its
+    shape. With axis=None, 1-d indices pick from arr flattened."""
+    shape, picked = _shape(x), _shape(indices)
+    axis = _arg(args, 0, kwargs, "axis")
+    if axis is None:
+        if len(picked) != 1:
+            raise ShapeError("argument", "when axis=None, `indices` must have a single "
+                             "dimension.", "ValueError")
+        target = picked
+    else:
+        if len(picked) != len(shape):
+            raise ShapeError("argument", "`indices` and `arr` must have the same number of "
+                             "dimensions", "ValueError")
+        w = _axes.normalize_numpy_axis(axis, len(shape))
+        others = tuple(1 if i == w else n for i, n in enumerate(shape))
+        try:
+            target = _broadcast.broadcast_shapes(picked, others, dialect=dialect).shape
+        except ShapeError:
+            raise ShapeError("index", "shape mismatch: indexing arrays could not be broadcast "
+                             "together", "IndexError") from None
+    given = _shape(values)
+    while len(given) > len(target) and eq(given[0], 1) is True:
+        given = given[1:]  # as in any assignment, leading 1s of the values are dropped
+    if len(given) > len(target) and eq(given[0], 1) is None:
+        raise NotImplementedError("a leading dim of the values that may be 1")
+    together, _ = _broadcast.broadcast_pair(given, target)
+    if len(given) > len(target) or together is None or dims_equal(together, target) is False:
+        raise ShapeError("argument", f"shape mismatch: value array of shape "
+                         f"{format_shape(given, 'numpy')} could not be broadcast to indexing "
+                         f"result of shape {format_shape(target, 'numpy')}", "ValueError")
     return Result.of(shape)
 
 
@@ -593,10 +575,6 @@ def _register() -> None:
         _add("np.vecdot" if lib == "numpy" else "torch.linalg.vecdot", lib, _vecdot_rule,
              dtype=product_dtype)
         _add(f"{pre}.meshgrid", lib, _meshgrid_rule, multi_output=True, dtype=_meshgrid_dtype)
-        _add(f"{pre}.argwhere", lib, _argwhere_rule, dtype=_index_dtype)
-        _add(f"{pre}.count_nonzero", lib, _count_nonzero_rule, dtype=_index_dtype)
-        _add(f"{pre}.nonzero", lib, _nonzero_rule, dtype=_index_dtype)
-        _add(f"{pre}.unique", lib, _unique_rule, dtype=_unique_dtype)
         _add(f"{pre}.take", lib, _take_rule)
         for name in _CREATIONS + (("identity",) if lib == "numpy" else ()):
             _add(f"{pre}.{name}", lib, _creation_rule(lib, name),
@@ -611,18 +589,15 @@ def _register() -> None:
          dtype=_factor_info_dtype)
     _add("torch.linalg.lu_factor", "torch", _lu_factor_rule, multi_output=True,
          dtype=_factor_info_dtype)
+    for name in ("np.linalg.lstsq", "torch.linalg.lstsq"):
+        _add(name, "numpy" if name.startswith("np") else "torch", _lstsq_rule, multi_output=True,
+             dtype=_lstsq_dtype)
     _add("torch.tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("tensor_split", "torch", _tensor_split_rule, view_kind="view", multi_output=True)
     _add("trace", "torch", _trace_rule, dtype=_sum_dtype)
-    _add("nonzero", "both", _nonzero_rule, dtype=_index_dtype)
-    _add("argwhere", "torch", _argwhere_rule, dtype=_index_dtype)
-    _add("count_nonzero", "torch", _count_nonzero_rule, dtype=_index_dtype)
-    _add("unique", "torch", _unique_rule, dtype=_unique_dtype)
     _add("take", "torch", _take_rule)
+    _add("np.put_along_axis", "numpy", _put_along_rule, inplace=True)
     _add("take", "numpy", _take_rule)
-    _add("np.flatnonzero", "numpy", _flatnonzero_rule, dtype=_index_dtype)
-    _add("torch.masked_select", "torch", _masked_select_rule)
-    _add("masked_select", "torch", _masked_select_rule)
     for op in ("tril", "triu"):
         _add(f"torch.{op}", "torch", _torch_triangle_rule(op))
         _add(op, "torch", _torch_triangle_rule(op))
@@ -646,10 +621,5 @@ def _register() -> None:
 _register()
 
 
-def where_one_rule(cond: Any, *, dialect: Dialect) -> Result:
-    """``where(condition)`` alone (ops_pointwise's where delegates here)."""
-    return _where_one_rule(cond, dialect=dialect)
-
-
 __all__ = ["INDEX", "product_dtype", "sequence_dtype", "torch_elementwise_product_dtype",
-           "torch_inner_rule", "where_one_rule"]
+           "torch_inner_rule"]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from .arguments import ArrayArg, size_args
 from .dialects import Dialect
 from .dims import UNKNOWN
+from .out_argument import out_dtype, with_out
 from .verdicts import Result
 from .views import LayoutFn
 
@@ -66,6 +67,9 @@ class OpSpec:
     dtype: Callable[..., Any] | None = field(default=None, hash=False, compare=False)
     """The result's dtype, called like ``rule``: one dtype for every output, a tuple with one
     per output, or None when it cannot tell. Unset: each output has input 0's dtype."""
+    sized_by_values: bool = False
+    """Some output size is read off an operand's values (``nonzero``, ``unique``): the rule
+    names it after the operand's contents (ArrayArg.contents) when the caller gives them."""
     reshapes_target: str | None = None
     """An in-place op that changes its target's own shape and strides, not its elements
     (``unsqueeze_``, ``t_``, ``resize_``, numpy's ``a.shape = s``): the op whose rule and
@@ -96,7 +100,7 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
          saves_output: bool = False, keeps_shape: bool | None = None,
          takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False,
          from_sizes: bool = False, dtype: Callable[..., Any] | None = None,
-         reshapes_target: str | None = None) -> None:
+         sized_by_values: bool = False, reshapes_target: str | None = None) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if keeps_shape is None:
         keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
@@ -107,11 +111,12 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         view_map = {0: [0]} if view_kind != "none" else {}
         destroy_map = {}
     for lib in (("numpy", "torch") if library == "both" else (library,)):
-        _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
+        checked = rule if inplace else with_out(name, lib, rule, dtype)
+        _TABLE[(name, lib)] = OpSpec(name, library, checked, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
                                      takes_sequence, broadcasts, adds_axis, from_sizes, dtype,
-                                     reshapes_target)
+                                     sized_by_values, reshapes_target)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
@@ -124,6 +129,9 @@ def result_dtypes(spec: OpSpec, args: tuple, kwargs: dict,
     """What the op's dtype rule says of this call's outputs (see OpSpec.dtype): one dtype for
     every output or a tuple with one per output, None standing for "unknown". None when the op
     has no dtype rule (each output then has input 0's dtype)."""
+    out = out_dtype(kwargs)
+    if out is not None:
+        return out  # the call returns out itself
     if spec.dtype is None:
         return None
     try:
@@ -157,6 +165,13 @@ def keeps_shape(name: str) -> bool:
 
 
 @functools.cache
+def sized_by_values(name: str) -> bool:
+    """Some library's op spelled ``name`` reads a size off an operand's values (see
+    OpSpec.sized_by_values): the caller names the operands' contents for it."""
+    return any(spec.sized_by_values for (n, _), spec in _TABLE.items() if n == name)
+
+
+@functools.cache
 def is_array_op(name: str) -> bool:
     """Some library has an op spelled ``name`` that returns an array: a method of that name on
     an array of unknown library most likely returns one, even where this library lacks the op.
@@ -170,6 +185,7 @@ RESULT_FIELDS: dict[str, tuple[int, int]] = {
     "U": (0, 3), "S": (1, 3), "Vh": (2, 3), "Q": (0, 2), "R": (1, 2),
     "eigenvalues": (0, 2), "eigenvectors": (1, 2), "sign": (0, 2), "logabsdet": (1, 2),
     "inverse": (0, 2), "info": (1, 2), "LU": (0, 2), "pivots": (1, 2),
+    "solution": (0, 4), "residuals": (1, 4), "rank": (2, 4), "singular_values": (3, 4),
 }
 """Fields of the named tuples multi-output ops return (torch.return_types, NumPy's SVDResult,
 QRResult, EighResult, SlogdetResult): field -> (index, length of the tuple it names)."""
@@ -225,4 +241,4 @@ def writes_reach_input(name: str) -> bool:
 
 __all__ = ["ALIASING_KINDS", "RESULT_FIELDS", "VIEW_KINDS", "OpSpec", "add_op", "all_specs",
            "is_array_op", "keeps_shape", "lookup", "result_dtypes", "returns_tuple",
-           "shape_from_arguments", "shape_keeping", "writes_reach_input"]
+           "shape_from_arguments", "shape_keeping", "sized_by_values", "writes_reach_input"]

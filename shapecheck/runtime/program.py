@@ -48,6 +48,11 @@ class EngineDisagreement(AssertionError):
     """NumPy computed a shape other than the rule's: a bug in the engine or a rule, never user error."""
 
 
+class ValuesDecideSize(Exception):
+    """A result's size depends on values the engine does not compute (shape-only mode, or an
+    op it has no NumPy code for), so there is no array to go on with."""
+
+
 @dataclass(frozen=True)
 class Ref:
     """An argument that is the output of an earlier step (``index`` picks one of several outputs)."""

@@ -50,7 +50,8 @@ class ShapeError(Exception):
     kind names the rule family ("broadcast", "inplace", "out", "dtype",
     "fallback", "matmul", "solve", "reduce", "reshape", "join", "index",
     "axis", "argument", "view", "view-layout": torch's .view of a layout it cannot
-    view); exc_type is the exception class the library raises
+    view; "operand": an in-place op refuses its operands' dtypes, as ``x |= y`` of
+    floats, which is no cast of its result into x); exc_type is the exception class the library raises
     ("RuntimeError", "ValueError", "IndexError", ...); dim is the offending
     dimension where there is one (as the library counts it).
     """

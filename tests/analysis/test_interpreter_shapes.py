@@ -37,6 +37,34 @@ CASES = {
         b = ones(4)
         c = a + b
         """, [(5, "SC101")]),
+    "x[None] inserts an axis as x[None, ...] does": (
+        """
+        import torch
+        x = torch.zeros(4, 5)
+        a = x[None] + torch.zeros(2, 4, 5)
+        b = x[None] + torch.zeros(3)
+        """, [(5, "SC101")]),
+    "torch's x @= w rebinds x to the product; NumPy's writes it into x, which must fit": (
+        """
+        import numpy as np
+        import torch
+        x = torch.zeros(5, 3)
+        x @= torch.zeros(3, 4)
+        y = x + torch.zeros(5, 3)
+        a = np.zeros((5, 3))
+        a @= np.zeros((3, 4))
+        b = np.zeros((5, 3))
+        b @= np.zeros((3, 3))
+        c = b + np.zeros((5, 3))
+        """, [(6, "SC101"), (8, "SC201")]),
+    "a parenthesized tuple index is the tuple's items; a literal index past the dim is an error": (
+        """
+        import numpy as np
+        x = np.zeros((4, 5))
+        a = x[(0, None)] + np.zeros((2, 4))
+        b = x[[0, 9]]
+        c = x[:, [True, False, True, False, True]] + np.zeros((4, 2))
+        """, [(4, "SC101"), (5, "SC111"), (6, "SC101")]),
     "a name that only looks like numpy has no array semantics": (
         """
         import mylib as np

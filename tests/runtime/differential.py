@@ -37,6 +37,8 @@ class Verdict:
 def _numpy_array(spec: Input, rng: np.random.Generator) -> np.ndarray:
     if spec.kind == "index":
         return np.zeros(spec.shape, dtype=spec.dtype)  # index 0 is in range along any dim
+    if spec.kind == "unit":
+        return rng.random(spec.shape).astype(spec.dtype)  # probabilities, rates: in [0, 1)
     if spec.dtype == "bool":
         return np.ones(spec.shape, dtype=bool)  # True: no integer division by zero
     if spec.dtype.startswith(("int", "uint")):
@@ -82,7 +84,9 @@ def calculator_verdict(case: Case) -> Verdict:
 
     env = {name: ShapeBinding(name, spec.shape, spec.dtype) for name, spec in case.inputs.items()}
     try:
-        checked = check_expression(f"{RESULT} = {case.text}", set(env))
+        head, _, last = case.text.rpartition("; ")  # statements, then the case's value
+        text = f"{head}; {RESULT} = {last}" if head else f"{RESULT} = {last}"
+        checked = check_expression(text, set(env))
         outcome = evaluate_dialect(checked, env, case.library)
     except (UsageError, ExpressionError) as exc:
         return Verdict("unsupported", detail=str(exc))

@@ -136,17 +136,55 @@ class B:
     right: Any
 
 
+@dataclass(frozen=True)
+class Aug:
+    """An augmented assignment to an input: ``x @= y``."""
+    op: str
+    name: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Then:
+    """A statement, then the expression whose value is the case's: ``x += 1; x``."""
+    first: Any
+    then: Any
+
+
 BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
           "//": operator.floordiv, "**": operator.pow, "%": operator.mod, ">": operator.gt,
           "<": operator.lt, "==": operator.eq, "&": operator.and_, "|": operator.or_,
           "@": operator.matmul}
 
 
+def literal(value: Any) -> str:
+    """A literal as source: slices as ``a:b:c`` inside an index, Ellipsis as ``...``."""
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, slice):
+        parts = ["" if v is None else literal(v) for v in (value.start, value.stop, value.step)]
+        return ":".join(parts[:2]) + (f":{parts[2]}" if value.step is not None else "")
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        body = ", ".join(literal(v) for v in value)
+        return f"({body},)" if len(value) == 1 else f"({body})"
+    return repr(value)
+
+
+def render_key(value: Any) -> str:
+    """An index key as it is written between brackets: ``0, ::2, None``."""
+    if isinstance(value, tuple):
+        body = ", ".join(literal(v) for v in value)
+        return body + "," if len(value) == 1 else body if value else "()"
+    return literal(value)
+
+
 def render(node: Any) -> str:
     if isinstance(node, V):
         return node.name
     if isinstance(node, L):
-        return repr(node.value)
+        return literal(node.value)
     if isinstance(node, P):
         return node.path
     if isinstance(node, Seq):
@@ -160,7 +198,12 @@ def render(node: Any) -> str:
     if isinstance(node, Steps):
         return ", ".join([":"] * node.dim + [f"::{node.step}"])
     if isinstance(node, I):
-        return f"{render(node.obj)}[{render(node.key)}]"
+        key = render_key(node.key.value) if isinstance(node.key, L) else render(node.key)
+        return f"{render(node.obj)}[{key}]"
+    if isinstance(node, Aug):
+        return f"{node.name} {node.op}= {render(node.value)}"
+    if isinstance(node, Then):
+        return f"{render(node.first)}; {render(node.then)}"
     if isinstance(node, B):
         return f"({render(node.left)} {node.op} {render(node.right)})"
     raise TypeError(node)
@@ -194,6 +237,13 @@ def run(node: Any, modules: dict[str, Any], arrays: dict[str, Any]) -> Any:
         return node.key
     if isinstance(node, B):
         return BINARY[node.op](run(node.left, modules, arrays), run(node.right, modules, arrays))
+    if isinstance(node, Aug):
+        op = getattr(operator, "i" + BINARY[node.op].__name__.strip("_"))
+        arrays[node.name] = op(arrays[node.name], run(node.value, modules, arrays))
+        return arrays[node.name]
+    if isinstance(node, Then):
+        run(node.first, modules, arrays)
+        return run(node.then, modules, arrays)
     raise TypeError(node)
 
 
@@ -575,8 +625,10 @@ def scatter_gather(p: Pick) -> Case:
         if op == "take":
             return Case("scatter_gather", library, F("np.take", (x, i), kw(axis=maybe(p, d))),
                         inputs)
-        # put_along_axis returns None; read the shape of what it writes by a sum of x after
-        return Case("scatter_gather", library, F("np.take_along_axis", (x, i), kw(axis=d)), inputs)
+        # put_along_axis writes into x and returns None: the case's value is x after it
+        inputs["s"] = Input(p.choice([idx, idx[1:], (1,), shape(p, 0, 3)]), inputs["x"].dtype)
+        put = F("np.put_along_axis", (x, i, V("s")), kw(axis=p.choice([d, d, None])))
+        return Case("scatter_gather", library, Then(put, x), inputs)
     op = p.choice(["gather", "scatter", "scatter_add", "index_add", "take_along_dim",
                    "index_select", "index_fill", "index_copy", "scatter_reduce"])
     src = V("s")
@@ -713,6 +765,10 @@ def promotion(p: Pick) -> Case:
         fn = "power"
     if library == "torch" and fn in ("greater", "equal"):
         fn = {"greater": "gt", "equal": "eq"}[fn]
+    if library == "torch" and fn == "divide" and boolean(p):  # rounds to the operands' type
+        return Case("promotion", library, F("torch.div", (V("x"), other),
+                                            kw(rounding_mode=p.choice(["floor", "trunc"]))),
+                    inputs)
     return Case("promotion", library, F(f"{prefix(library)}.{fn}", (V("x"), other)), inputs)
 
 

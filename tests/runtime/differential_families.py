@@ -36,6 +36,7 @@ from differential_cases import (
 from differential_cases import (
     FAMILIES as _FIRST_FAMILIES,
 )
+from differential_more import FAMILIES as _MORE_FAMILIES
 
 
 def view_layout(p: Pick) -> Case:
@@ -298,5 +299,5 @@ FAMILIES: dict[str, Callable[[Pick], Case]] = {
     **_FIRST_FAMILIES,
     "view_layout": view_layout, "softmax": softmax, "pad": pad,
     "repeat_interleave": repeat_interleave, "nan_statistics": nan_statistics, "random": random,
-    "dunders": dunders, "out_argument": out_argument,
+    "dunders": dunders, "out_argument": out_argument, **_MORE_FAMILIES,
 }

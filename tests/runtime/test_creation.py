@@ -108,6 +108,43 @@ def test_a_value_nothing_is_known_of_is_an_int_inside_a_size_and_data_elsewhere(
     assert creation("numpy", "array", (ANYTHING,), {}) == Created(None, None, like=0)
 
 
+RANGES = [
+    ("numpy", "arange", (-3,), {}), ("numpy", "arange", (7, 5, 0), {}),
+    ("numpy", "arange", (2.5, 7, 0.0), {}), ("numpy", "arange", (0, 5, -1), {}),
+    ("torch", "arange", (-3,), {}), ("torch", "arange", (2, 1), {}),
+    ("torch", "arange", (0, 7, 0), {}), ("torch", "arange", (2, 2.5, 7), {"dtype": "int64"}),
+    ("torch", "arange", (2.5,), {"dtype": "int64"}), ("torch", "arange", (0.5,), {"dtype": "int64"}),
+    ("torch", "arange", (2, 2.5, 7), {"dtype": "int32"}), ("torch", "arange", (0, -5, -2), {}),
+    ("torch", "arange", (0, 5, 0.5), {"dtype": "int64"}),
+    ("numpy", "linspace", (0, 1, -1), {}), ("torch", "linspace", (0, 1, -1), {}),
+    ("numpy", "geomspace", (1, 8, 4), {}), ("numpy", "geomspace", (0, 8, 4), {}),
+    ("numpy", "logspace", (0, 1), {"num": 0}), ("torch", "randperm", (4,), {}),
+    ("torch", "randperm", (-1,), {}), ("torch", "rand", (), {}), ("torch", "zeros", (), {}),
+]
+
+
+@pytest.mark.parametrize("library,name,args,kwargs", RANGES)
+def test_ranges_count_and_refuse_as_the_library_does(library, name, args, kwargs):
+    from shapecheck.runtime.verdicts import ShapeError
+    try:
+        real = _real(library, name, args, kwargs)
+    except Exception:
+        with pytest.raises(ShapeError):
+            creation(library, name, args, kwargs)
+        return
+    answer = creation(library, name, args, kwargs)
+    assert answer.shape == tuple(real.shape)
+    assert answer.dtype == str(real.dtype).removeprefix("torch.")
+
+
+def test_arange_from_zero_to_a_symbol_counts_its_steps():
+    from shapecheck.runtime.dims import add, floordiv
+    n = sym("n")
+    assert creation("numpy", "arange", (0, n, 1), {}).shape == (n,)
+    assert creation("torch", "arange", (0, n, 2), {}).shape == (floordiv(add(n, 1), 2),)
+    assert all((k + 1) // 2 == len(np.arange(0, k, 2)) for k in range(7))
+
+
 @pytest.mark.parametrize("library, name, args, kwargs, rank", [
     ("numpy", "eye", (4,), {}, 2), ("torch", "eye", (4,), {}, 2), ("numpy", "identity", (4,), {}, 2),
     ("torch", "linspace", (0, 1, 5), {}, 1), ("numpy", "linspace", (0, 1, 5), {}, 1),

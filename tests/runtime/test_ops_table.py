@@ -322,7 +322,8 @@ def test_every_shape_keeping_op_returns_its_input_shape_in_the_real_library():
         if spec.name == "cuda":
             continue  # no device here; torch documents it as a copy of the same shape
         for values in ([[0.5, -1.0, 2.0], [1.5, 0.0, -0.25]], [[1, 0, 3], [2, 1, 0]],
-                       [[1j, 0, 3], [2, 1 + 1j, 0]]):
+                       [[1j, 0, 3], [2, 1 + 1j, 0]],
+                       [[0.5, 0.25, 1.0], [0.0, 0.75, 0.5]]):  # probabilities (bernoulli)
             x = np.array(values) if spec.library == "numpy" else torch.tensor(values)
             try:
                 out = _run_real(spec.name, spec.library, x)
@@ -332,7 +333,9 @@ def test_every_shape_keeping_op_returns_its_input_shape_in_the_real_library():
             break
         else:
             raise AssertionError(f"{spec.name} ran on no input")
-        rule_out = spec.rule(ArrayArg((2, 3), "float32"), *_REQUIRED_ARGS.get(spec.name, ()),
+        # The rule is asked with the dtype the library took (~ refuses a float).
+        dtype = str(x.dtype).removeprefix("torch.")
+        rule_out = spec.rule(ArrayArg((2, 3), dtype), *_REQUIRED_ARGS.get(spec.name, ()),
                              dialect=NUMPY if spec.library == "numpy" else TORCH)
         assert tuple(rule_out.shape) == (2, 3), spec.name
 

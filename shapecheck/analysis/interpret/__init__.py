@@ -3,9 +3,10 @@
 Each file of this package holds one concern, and ``Interpreter`` composes
 them: context (state and reporting), statements (flow and bindings),
 expressions, opcalls (the only door to the runtime op table), calls,
-creation, functions (summaries and specialization), modules (classes
-and torch.nn) and effects (alias facts of every array, and the write and
-read events SC301-SC304, SC306 and SC307 fire from) and constraints
+inplace (the writes of in-place ops and the shapes they change), creation,
+functions (summaries and specialization), modules (classes and torch.nn) and
+effects (alias facts of every array, and the write and read events
+SC301-SC304, SC306 and SC307 fire from) and constraints
 (symbols the code names, and SC112). Every op is evaluated by the runtime
 (shapecheck.runtime), so the shape rules exist once; this package only turns source into
 operands and runtime verdicts into findings. Anything it does not

@@ -1,4 +1,5 @@
-"""Calls: builtins, library functions, array methods and in-place ops."""
+"""Calls: library functions and array methods (builtins.py has Python's builtins, inplace.py
+the in-place ops)."""
 
 from __future__ import annotations
 
@@ -420,8 +421,9 @@ class Calls:
                 and ("axes" in kwargs or "axis" in kwargs):
             return AbstractArray(None, None, lib, self.origin(node))
         spec = self.lookup(spec_name, dialect)
-        conv_args = tuple(to_arg(v, spec.takes_sequence) for v in args)
-        conv_kwargs = {k: to_arg(v) for k, v in kwargs.items()}
+        contents = self.contents_of if spec.sized_by_values else None
+        conv_args = tuple(to_arg(v, spec.takes_sequence, contents) for v in args)
+        conv_kwargs = {k: to_arg(v, contents=contents) for k, v in kwargs.items()}
         if any(a is FAIL for a in conv_args) or any(a is FAIL for a in conv_kwargs.values()):
             return AbstractArray(None, None, lib, self.origin(node))
         label = f"{'np' if library == 'numpy' else 'torch'}.{name}"
@@ -576,8 +578,8 @@ class Calls:
         origin = self.origin(node)
         if name is None:
             return AbstractArray(None, dtype, array.library, origin)
-        conv_args = tuple(self.to_arg(v) for v in args)
-        conv_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
+        conv_args = tuple(self.to_arg(v, name) for v in args)
+        conv_kwargs = {k: self.to_arg(v, name) for k, v in kwargs.items()}
         libraries = (array.library,)
         if self.library_unsure(array):
             settled = self.settle_library(node, array, name, conv_args, conv_kwargs)
@@ -612,7 +614,8 @@ class Calls:
         func_node = getattr(node, "func", node)
         operands = [(array, func_node.value if isinstance(func_node, cst.Attribute) else node)]
         operands += list(zip(args, arg_nodes or [node] * len(args)))
-        result = self.apply(name, dialect, (array_arg(array),) + conv_args, conv_kwargs, node,
+        self_arg = array_arg(array, self.contents_of if self.sized_by_values(name) else None)
+        result = self.apply(name, dialect, (self_arg,) + conv_args, conv_kwargs, node,
                             operands, f".{name}()")
         out = self.array_result(result, array, node, dtype=dtype)
         spec = self.lookup(name, dialect)

@@ -142,6 +142,10 @@ class Context:
         self.saved_writes: dict[int, tuple] = {}
         self.saved_inputs: dict[int, tuple] = {}  # storage -> (op, its result's storage)
         self.versions: dict[int, int] = {}  # storage id -> how many writes it has seen
+        self.storage_nodes: dict[int, Any] = {}  # storage id -> the node that made it
+        # (storage id, version) -> the name of the values it then held (effects.contents_of)
+        self.contents_names: dict[tuple, str] = {}
+        self.contents_bases: dict[str, int] = {}  # a name given to contents -> how many have it
         self.writes: dict[int, tuple] = {}  # storage id -> (version, writer, layout, node), ...
         # storage id -> (write, writer name): written through a maybe-view, base not yet read
         self.maybe_writes: dict[int, tuple] = {}

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...runtime import creation as rt_creation
+from ...runtime.verdicts import ShapeError
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -18,20 +19,22 @@ from ..values import (
     Value,
     vague,
 )
-from .operands import FAIL, dtype_from, to_arg
+from .context import Step
+from .operands import FAIL, array_arg, dtype_from, to_arg
 
 # Creations whose shape comes from their data, which a dtype may read differently.
 _FROM_DATA = frozenset({"array", "asarray", "asanyarray", "tensor", "as_tensor"})
 
 
-def _creation_arg(value: Value, library: str) -> Any:
-    """An argument as the creation rule reads it: arrays are ARRAY, dtypes their names."""
+def _creation_arg(value: Value, library: str, shaped: bool = False) -> Any:
+    """An argument as the creation rule reads it: arrays are ARRAY (with their shapes when
+    ``shaped``: a sampler's parameters broadcast), dtypes their names."""
     if vague(value) or value is UNKNOWN_VALUE:
         # A value nobody knows (``embed_dims[-1]`` of a parameter): an int where a size goes,
         # or the library's TypeError; data of unknown shape elsewhere.
         return rt_creation.ANYTHING
     if isinstance(value, AbstractArray):
-        return rt_creation.ARRAY
+        return array_arg(value) if shaped and value.shape is not None else rt_creation.ARRAY
     if isinstance(value, FloatValue):
         return rt_creation.UNREADABLE  # arange(0, math.pi): its length needs the value
     if isinstance(value, (DtypeValue, ModuleRef)):
@@ -48,7 +51,8 @@ class Creation:
     def create(self, node, library: str, name: str, args: list, kwargs: dict,
                generator: bool = False) -> Value | None:
         """Arrays made by creation functions: shape from size arguments or literal nesting."""
-        keywords = {k: _creation_arg(v, library) for k, v in kwargs.items()}
+        shaped = generator or name.startswith("random.")
+        keywords = {k: _creation_arg(v, library, shaped) for k, v in kwargs.items()}
         unknown_dtype = library == "torch" and name not in _FROM_DATA and \
             keywords.get("dtype") in (rt_creation.ANYTHING, rt_creation.UNREADABLE)
         if unknown_dtype:
@@ -56,9 +60,16 @@ class Creation:
             # on it. Not in NumPy, whose object and structured dtypes change what the array
             # holds and how an assignment into it reads.
             del keywords["dtype"]
-        created = rt_creation.creation(
-            library, name, tuple(_creation_arg(a, library) for a in args), keywords,
-            generator=generator)
+        try:
+            created = rt_creation.creation(
+                library, name, tuple(_creation_arg(a, library, shaped) for a in args),
+                keywords, generator=generator)
+        except ShapeError as err:  # a zero step, a negative count: the library refuses it
+            label = f"{'np' if library == 'numpy' else 'torch'}.{name}"
+            if self.trace is not None:
+                self.trace.append(Step(self.text(node, 80), label, (), err))
+            self.report_error(err, node, [], label, self.dialect_for(library), None)
+            return AbstractArray(None, None, library, self.origin(node))
         if created is None:
             return None
         if unknown_dtype and created is not rt_creation.SCALAR:

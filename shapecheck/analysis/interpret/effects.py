@@ -95,6 +95,7 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         certain = not arrays or any(o.alias is None or o.alias.storage is None
                                     or o.alias.storage.is_array for o in arrays)
         storage = Storage(self.fresh_storage_id(node), what, leaf_grad=leaf_grad, is_array=certain)
+        self.storage_nodes[storage.id] = node
         if what in ALLOCATORS:
             self.workspaces.add(storage.id)
         if leaf_grad:
@@ -157,6 +158,29 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             return value
         return replace(value, alias=replace(value.alias,
                                             storage=replace(value.alias.storage, **facts)))
+
+    def contents_of(self, array: AbstractArray) -> str | None:
+        """A name for the values ``array`` holds, the same as long as they are: a whole storage,
+        not written since. Sizes read off the values (how many a mask selects) are symbols over
+        this name, so two selections by one mask have one size. None for a view, a storage
+        nobody knows, or a value that may be no array."""
+        alias = array.alias
+        if alias is None or alias.storage is None or alias.view != "base" or \
+                not alias.storage.is_array:
+            return None
+        storage = alias.storage
+        key = (storage.id, self.versions.get(storage.id, 0))
+        name = self.contents_names.get(key)
+        if name is None:
+            made_by = self.storage_nodes.get(storage.id)
+            base = self.storage_names.get(storage.id) or (
+                self.text(made_by, 30) if made_by is not None else storage.name)
+            # Other values named alike (another storage, or this one rewritten) count on.
+            count = self.contents_bases.get(base, 0) + 1
+            self.contents_bases[base] = count
+            name = base if count == 1 else f"{base}#{count}"
+            self.contents_names[key] = name
+        return name
 
     def storage_name(self, alias: Alias | None, fallback: str = "?") -> str:
         """The name a storage was first bound to (or what made it)."""

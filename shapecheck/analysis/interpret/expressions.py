@@ -612,7 +612,10 @@ class Expressions:
         if any(item is FAIL or isinstance(item, LooseSlice) for item in items):
             self.loose_items = items
             return None
-        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)):
+        if len(items) == 1 and not (isinstance(node.slice[0].comma, cst.Comma)) and \
+                items[0] is not None and not (  # x[None] is x[None,]: None means "unknown"
+                isinstance(node.slice[0].slice, cst.Index) and
+                isinstance(node.slice[0].slice.value, cst.Tuple)):
             return items[0]
         return tuple(items)
 
@@ -620,13 +623,19 @@ class Expressions:
         """Each index item: a value the op table takes, FAIL when unknown, or a LooseSlice
         for a slice whose bounds are not ints the analysis knows (``x[:, :n]``)."""
         items = []
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
+                isinstance(node.slice[0].slice.value, cst.Tuple):
+            # x[(0, None)] is x[0, None]; x[()] takes the whole 0-d array.
+            return [index_arg(self.eval(element.value), self.contents_of)
+                    for element in node.slice[0].slice.value.elements]
         for element in node.slice:
             part = element.slice
             if isinstance(part, cst.Index):
                 value = self.eval(part.value)
                 if isinstance(value, (ModuleRef,)) and value.qualname == "numpy.newaxis":
                     value = ConstValue(None)
-                items.append(index_arg(value))
+                # A mask's count is read off its values: a symbol over its contents.
+                items.append(index_arg(value, self.contents_of))
                 continue
             bounds = []
             for b in (part.lower, part.upper, part.step):

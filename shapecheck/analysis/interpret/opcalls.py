@@ -41,7 +41,15 @@ class OpGateway:
         """What a method's own size arguments say of its result (input 0's shape unknown)."""
         return rt_ops.shape_from_arguments(name, args, dialect)
 
-    def to_arg(self, value: Value) -> Any:
+    def sized_by_values(self, name: str) -> bool:
+        """Some library's op ``name`` reads a size off its operands' values (``nonzero``)."""
+        return rt_ops.sized_by_values(name)
+
+    def to_arg(self, value: Value, name: str | None = None) -> Any:
+        """A value as the op ``name``'s rule takes it; the contents of its arrays are named
+        when the op reads a size off them."""
+        if name is not None and self.sized_by_values(name):
+            return to_arg(value, contents=self.contents_of)
         return to_arg(value)
 
     def apply(self, name: str, dialect: Dialect, args: tuple, kwargs: dict, node: cst.CSTNode,

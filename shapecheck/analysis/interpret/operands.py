@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ...runtime import ops as rt_ops
 from ...runtime.dims import UNKNOWN
@@ -29,16 +29,22 @@ class _Fail:
 FAIL = _Fail()
 
 
-def array_arg(array: AbstractArray):
+Contents = Callable[[AbstractArray], "str | None"]
+"""Names the values an array holds while they stay the same (the walk's ``contents_of``)."""
+
+
+def array_arg(array: AbstractArray, contents: Contents | None = None):
     """An array as the op table takes it, with its place in its storage when the alias walk
-    knows it (so torch's ``.view`` of a transposed tensor fails here as in torch)."""
+    knows it (so torch's ``.view`` of a transposed tensor fails here as in torch), and a name
+    for its values when ``contents`` gives one (a mask's count is then a symbol over it)."""
     layout = array.alias.layout if array.alias is not None else None
     if layout is not None and tuple(layout.shape) != tuple(array.shape):
         layout = None
-    return rt_ops.ArrayArg(tuple(array.shape), array.dtype, layout)
+    named = contents(array) if contents is not None else None
+    return rt_ops.ArrayArg(tuple(array.shape), array.dtype, layout, named)
 
 
-def to_arg(value: Value, joins: bool = False) -> Any:
+def to_arg(value: Value, joins: bool = False, contents: Contents | None = None) -> Any:
     """An abstract value as the op table's rules take it, or FAIL.
 
     A list of arrays is a list of ArrayArg only for joins (concatenate,
@@ -46,7 +52,7 @@ def to_arg(value: Value, joins: bool = False) -> Any:
     ArrayArg of the stacked shape.
     """
     if isinstance(value, AbstractArray):
-        return array_arg(value) if value.shape is not None else FAIL
+        return array_arg(value, contents) if value.shape is not None else FAIL
     if isinstance(value, IntValue):
         return value.value
     if isinstance(value, ConstValue):
@@ -54,7 +60,7 @@ def to_arg(value: Value, joins: bool = False) -> Any:
     if isinstance(value, FloatValue):
         return 0.5  # some float: every rule reads a float scalar by its type, not its value
     if isinstance(value, TupleValue):
-        items = [to_arg(v) for v in value.items]
+        items = [to_arg(v, contents=contents) for v in value.items]
         if any(i is FAIL for i in items):
             return FAIL
         if not joins and any(isinstance(v, AbstractArray) for v in value.items):
@@ -77,18 +83,21 @@ def to_arg(value: Value, joins: bool = False) -> Any:
     return FAIL
 
 
-def index_arg(value: Value) -> Any:
+def index_arg(value: Value, contents: Contents | None = None) -> Any:
     """One index item as the op table takes it; FAIL for field names and unknown kinds."""
     if isinstance(value, AbstractArray):
         if value.shape is None or value.dtype is None or not (
                 value.dtype == "bool" or value.dtype.startswith(("int", "uint"))):
             return FAIL
-        return array_arg(value)
+        return array_arg(value, contents if value.dtype == "bool" else None)
     if isinstance(value, TupleValue) and value.is_list:
+        if all(isinstance(v, IntValue) and isinstance(v.value, int) for v in value.items) \
+                and value.items:
+            return [v.value for v in value.items]  # its values say whether it is in range
         if all(isinstance(v, IntValue) for v in value.items):
             return rt_ops.ArrayArg((len(value.items),), "int64")
         if all(isinstance(v, ConstValue) and isinstance(v.value, bool) for v in value.items):
-            return rt_ops.ArrayArg((len(value.items),), "bool")
+            return [v.value for v in value.items]  # its values say how many it selects
         return FAIL
     if isinstance(value, IntValue):
         return value.value if value.value is not UNKNOWN else FAIL

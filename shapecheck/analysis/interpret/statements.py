@@ -425,7 +425,8 @@ class Statements:
         op = AUG.get(type(node.operator))
         target = self.eval(node.target)
         value = self.eval(node.value)
-        if isinstance(target, AbstractArray) and op is not None:
+        if isinstance(target, AbstractArray) and op is not None and \
+                not self.rebinds(target, DUNDER[op]):
             self.inplace_op(node, target, node.target, op, [(value, node.value)], f"__i{DUNDER[op]}__")
             if isinstance(value, AbstractArray) and op != "matmul" and value.reduced is not None \
                     and value.reduced.shape is None:
@@ -438,6 +439,13 @@ class Statements:
         else:
             result = self.binary(node, op, target, value, node.target, node.value)
         self.assign(node.target, result, node)
+
+    def rebinds(self, target: AbstractArray, dunder: str) -> bool:
+        """The library has ``x.__op__`` but no ``x.__iop__``: Python runs ``x op= y`` as
+        ``x = x op y`` (torch's ``x @= y``), a new array of the product's shape."""
+        dialect = self.dialect_for(target.library)
+        return self.lookup(f"__i{dunder}__", dialect) is None and \
+            self.lookup(f"__{dunder}__", dialect) is not None
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
         if self.dict_store(target, value, source):

@@ -4,7 +4,8 @@ ReplicationPad, CircularPad 1-3d) that call it.
 Amounts come in (left, right) pairs from the last dim backwards. Constant
 padding takes any number of pairs and crops with negative amounts; the other
 modes pad the last 1, 2 or 3 dims of a batched or unbatched input, and each
-has its own limit (reflect: less than the size; circular: at most the size).
+has its own limit (reflect: less than the size; circular: at most the size); they crop
+with negative amounts too, though reflect and replicate not to nothing.
 """
 
 from __future__ import annotations
@@ -70,8 +71,6 @@ def pad(x: Shape, pad, mode="constant", value=None) -> Result:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)", "NotImplementedError", x)
-    if any(p < 0 for p in amounts):
-        raise NotModelled("negative amounts in a non-constant mode (each kernel words it its own way)")
     pairs = [(amounts[2 * i], amounts[2 * i + 1]) for i in range(n)]  # last dim first
     if mode in ("reflect", "replicate"):
         must_fill = x[1:] if len(x) == n + 2 else x
@@ -98,7 +97,27 @@ def pad(x: Shape, pad, mode="constant", value=None) -> Result:
     out = list(x)
     for i, (left, right) in enumerate(pairs):
         out[-1 - i] = add(out[-1 - i], left + right)
+    if any(p < 0 for p in amounts):
+        _check_crop(x, pairs, out, mode)
     return Result.of(tuple(out))
+
+
+def _check_crop(x: Shape, pairs: list, out: list, mode: str) -> None:
+    """Negative amounts crop. Reflect and replicate refuse to crop 1-d padding to nothing, and
+    2-d or 3-d padding only when every padded dim goes; circular padding may crop to nothing.
+    Crops past that (negative sizes, or circular crops deeper than the dim) are left unknown."""
+    padded = [out[-1 - i] for i in range(len(pairs))]
+    sizes = [x[-1 - i] for i in range(len(pairs))]
+    if not all(isinstance(d, int) for d in padded + sizes):
+        raise NotModelled("a crop of sizes nobody knows")
+    kept = [size + min(left, 0) + min(right, 0) for (left, right), size in zip(pairs, sizes)]
+    if any(d < 0 for d in padded) or (mode == "circular" and any(
+            d < 0 or max(left, right) > d for (left, right), d in zip(pairs, kept))):
+        # Past the dim, or circular padding wrapping the cropped dim more than once.
+        raise NotModelled("a crop past the dim (each kernel words it its own way)")
+    if mode != "circular" and all(d < 1 for d in padded):
+        raise layer_error(f"input (W: {sizes[0]}) is too small. Calculated output W: "
+                          f"{padded[0]}", "RuntimeError", x)
 
 
 # --------------------------------------------------------------------------- the nn classes

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..dialects import Dialect
-from ..dims import Dim, Shape, is_one
+from ..dims import Dim, Shape, both, is_one, le
 from ..verdicts import Result
 from .broadcast import broadcast_dim
 from .gufuncs import differ, np_remap, np_shape, shape_error, torch_size
@@ -173,6 +173,13 @@ def _np_einsum(subscripts: str, shapes: tuple[Shape, ...]) -> Shape:
 
 
 def _torch_einsum(equation: str, shapes: tuple[Shape, ...]) -> Shape:
+    _, out_labels, sizes = _torch_einsum_labels(equation, shapes)
+    return tuple(sizes.get(lab, 1) for lab in out_labels)
+
+
+def _torch_einsum_labels(equation: str, shapes: tuple[Shape, ...]) -> tuple[list, list, dict]:
+    """torch's parse: each operand's label per dim (ellipsis dims "#k"), the output's labels,
+    and each label's (broadcast) size; raises torch's error for a bad equation."""
     num_ops = len(shapes)
     if num_ops == 0:
         raise shape_error("einsum", "einsum(): must provide at least one operand", "RuntimeError")
@@ -263,8 +270,10 @@ def _torch_einsum(equation: str, shapes: tuple[Shape, ...]) -> Shape:
                 out_labels.append(ch)
             i += 1
     sizes: dict[str, Dim] = {}
+    expanded = []
     for iop, (shape, labels) in enumerate(zip(shapes, op_labels)):
         full = _expand_ellipsis(labels, len(shape))
+        expanded.append(full)
         seen: dict[str, int] = {}
         for dim, (lab, d) in enumerate(zip(full, shape)):
             if lab in seen:
@@ -289,7 +298,63 @@ def _torch_einsum(equation: str, shapes: tuple[Shape, ...]) -> Shape:
                            f"which does not broadcast with previously seen size {before}",
                            "RuntimeError", *shapes)
             sizes[lab] = new
-    return tuple(sizes.get(lab, 1) for lab in out_labels)
+    return expanded, out_labels, sizes
+
+
+def torch_einsum_clash(equation: str, shapes: tuple[Shape, ...]) -> bool | None:
+    """Does torch contract two operands through bmm, which refuses two dtypes? It does when a
+    label both operands have is summed away and its size is more than 1 (labels of size 1 are
+    summed first) in each of them; an element-wise product promotes instead. None when the
+    sizes decide."""
+    labels, out_labels, _ = _torch_einsum_labels(equation, shapes)
+    if len(labels) != 2:
+        return None
+    own = [dict(zip(reversed(ls), reversed(shape))) for ls, shape in zip(labels, shapes)]
+    verdict: bool | None = False
+    for lab in (set(labels[0]) & set(labels[1])) - set(out_labels):
+        more = both(le(2, own[0][lab]), le(2, own[1][lab]))
+        if more is True:
+            return True
+        if more is None:
+            verdict = None
+    return verdict
+
+
+_SUBLIST_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def sublist_equation(parts: tuple) -> tuple[str, tuple] | None:
+    """einsum's sublist form ``(a, [0, 1], b, [1, 2], [0, 2])`` as its equation and operands
+    (``"ab,bc->ac"``, (a, b)); axis numbers 0..51 stand for letters, Ellipsis for "...".
+    None when the parts are not that form."""
+    def spelled(sublist: object) -> str | None:
+        if not isinstance(sublist, (list, tuple)):
+            return None
+        out = ""
+        for item in sublist:
+            if item is Ellipsis:
+                out += _ELLIPSIS
+            elif isinstance(item, int) and not isinstance(item, bool) and \
+                    0 <= item < len(_SUBLIST_LETTERS):
+                out += _SUBLIST_LETTERS[item]
+            else:
+                return None
+        return out
+
+    operands, terms = [], []
+    for k in range(0, len(parts) - 1, 2):
+        term = spelled(parts[k + 1])
+        if term is None or isinstance(parts[k], (list, tuple, str)):
+            return None
+        operands.append(parts[k])
+        terms.append(term)
+    equation = ",".join(terms)
+    if len(parts) % 2:
+        out = spelled(parts[-1])
+        if out is None:
+            return None
+        equation += "->" + out
+    return (equation, tuple(operands)) if operands else None
 
 
 def einsum(subscripts: str, *shapes: Shape, dialect: Dialect) -> Result:
@@ -384,4 +449,4 @@ def _torch_tensordot(a: Shape, b: Shape, axes) -> Shape:
         d for i, d in enumerate(b) if i not in drop_b)
 
 
-__all__ = ["einsum", "tensordot"]
+__all__ = ["einsum", "sublist_equation", "tensordot", "torch_einsum_clash"]

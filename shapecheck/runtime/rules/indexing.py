@@ -79,13 +79,15 @@ class EllipsisIndex:
 class ArrayIndex:
     """An integer or boolean array used as an index (advanced indexing).
 
-    count is the number of True values of a boolean index when known.
+    count is the number of True values of a boolean index when known; values are the
+    entries of a literal integer index (``x[[0, 3]]``), in order, when known.
     dtype None means unknown (assumed integer).
     """
 
     shape: Shape
     dtype: str | None = "int64"
     count: Dim | None = None
+    values: tuple | None = None
 
     @property
     def is_bool(self) -> bool:
@@ -163,6 +165,14 @@ def _int_out_of_range(value: Dim, n: Dim) -> bool:
     return le(n, value) is True
 
 
+def _first_out_of_range(item: ArrayIndex, n: Dim) -> int | None:
+    """The first entry of a literal integer index certainly out of range of a dim of n."""
+    for value in item.values or ():
+        if _int_out_of_range(value, n):
+            return value
+    return None
+
+
 def index(shape: Shape, items: Sequence[Item] | Item, *, dialect: Dialect) -> Result:
     """The shape of x[items]."""
     shape = tuple(shape)
@@ -208,6 +218,7 @@ def _index_numpy(shape: Shape, items: list[Item]) -> Result:
     # Masks are checked while the index is prepared; integers and slices only when it is
     # applied, so their errors wait until every mask has been checked.
     deferred: list[ShapeError] = []
+    outside: list[ShapeError] = []  # literal index arrays past their dim
     p = 0
     for item in items:
         if isinstance(item, IntIndex):
@@ -243,6 +254,10 @@ def _index_numpy(shape: Shape, items: list[Item]) -> Result:
             adv_shapes.extend([(_bool_count(item),)] * max(k, 1))
             p += k
         else:
+            bad = _first_out_of_range(item, shape[p])
+            if bad is not None:
+                outside.append(ShapeError("index", f"index {bad} is out of bounds for axis {p} "
+                                          f"with size {shape[p]}", "IndexError", dim=p))
             entries.append(("adv", tuple(item.shape)))
             adv_shapes.append(tuple(item.shape))
             p += 1
@@ -254,6 +269,8 @@ def _index_numpy(shape: Shape, items: list[Item]) -> Result:
         return Result.of(tuple(d for kind, dims in entries for d in dims))
     adv = _advanced_shape(adv_shapes, lambda shapes: "shape mismatch: indexing arrays could not be broadcast "
                           "together with shapes " + "".join(format_shape(s, "numpy") + " " for s in shapes))
+    if outside and is_zero(numel(adv)) is False:  # an empty broadcast index reads no value
+        raise outside[0]
     return Result.of(_place(entries, adv))
 
 
@@ -352,7 +369,15 @@ def _index_torch(shape: Shape, items: list[Item], bare: bool = False) -> Result:
     adv = _advanced_shape(adv_shapes, lambda shapes: "shape mismatch: indexing tensors could not be broadcast "
                           "together with shapes " + ", ".join(torch_list(s) for s in shapes))
     entries = [("adv", ()) if i in slots else ("basic", (d,)) for i, d in enumerate(result)]
-    return Result.of(_place(entries, adv))
+    out = _place(entries, adv)
+    # The kernel checks the indices as it gathers: an empty result reads none of them.
+    for ordinal, (start, item) in enumerate(tensor_at):
+        bad = None if item.is_bool else _first_out_of_range(item, result[start])
+        if bad is not None and is_zero(numel(out)) is False:
+            # at::index names the index tensor by its place among them.
+            raise ShapeError("index", f"index {bad} is out of bounds for dimension {ordinal} with "
+                             f"size {result[start]}", "IndexError", dim=start)
+    return Result.of(out)
 
 
 # ---------------------------------------------------------------------------

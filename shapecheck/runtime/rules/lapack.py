@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..dialects import NUMPY as NUMPY_DIALECT
 from ..dialects import TORCH, Dialect
-from ..dims import UNKNOWN, Dim, Maybe, Shape, dims_equal, eq, is_zero
+from ..dims import UNKNOWN, Dim, Maybe, Shape, dims_equal, eq, is_zero, le
 from ..verdicts import Result, ShapeError
 from .broadcast import broadcast_shapes
 from .gufuncs import (
@@ -156,6 +156,63 @@ def pinv(a: Shape, *, dialect: Dialect) -> Result:
     return Result.of(a[:-2] + (a[-1], a[-2]))
 
 
+# --------------------------------------------------------------------------- least squares
+
+def lstsq(a: Shape, b: Shape, *, driver: str | None = None, dialect: Dialect) -> Result:
+    """Least squares a x = b: the solution, the residuals, the rank and the singular values.
+
+    NumPy takes one matrix a (m, n) and b (m,) or (m, k); its residuals have k (or 1) entries
+    when m > n and a has full rank, which the values decide, else none. torch takes stacks,
+    reads b as (stacks of) vectors when it has one dim fewer than a, broadcasts the batch dims
+    first, and with its CPU default driver (gelsy) computes neither residuals nor singular
+    values (empty outputs); gels gives no rank, gelsd and gelss the singular values.
+    """
+    a, b = tuple(a), tuple(b)
+    if dialect.is_numpy:
+        for x in (a, b) if len(a) == 2 else (a,):
+            if len(x) != 2 and (x is a or len(x) != 1):
+                raise shape_error("linalg", f"{len(x)}-dimensional array given. Array must be "
+                                  "two-dimensional", "LinAlgError", a, b)
+        if differ(a[0], b[0]):
+            raise shape_error("linalg", "Incompatible dimensions", "LinAlgError", a, b)
+        m, n = a
+        rhs = b[1:]
+        residuals: Shape = (0,) if le(m, n) is True else (UNKNOWN,)
+        return Result((((n,) + rhs), residuals, (), (_min_dim(m, n),)))
+    if len(a) < 2:
+        raise shape_error("linalg", "torch.linalg.lstsq: input must have at least 2 dimensions.",
+                          "RuntimeError", a, b)
+    if len(a) - len(b) not in (0, 1):
+        raise shape_error("linalg", "torch.linalg.lstsq: input.dim() must be greater or equal "
+                          "to other.dim() and (input.dim() - other.dim()) <= 1", "RuntimeError",
+                          a, b)
+    vector = len(b) == 1 or (len(b) == len(a) - 1 and dims_equal(b, a[:-1]))
+    if len(b) == len(a) - 1 and len(b) > 1 and vector is not True:
+        # One dim fewer, yet no stack of vectors a's batch: torch reads such a b by rules of
+        # its own (sometimes as a matrix with its batch broadcast), not modelled.
+        raise NotImplementedError("a b of one dim fewer that is no stack of vectors")
+    b_mat = b + (1,) if vector else b
+    try:
+        batch = broadcast_shapes(tuple(a[:-2]), tuple(b_mat[:-2]), dialect=TORCH).shape
+    except ShapeError as exc:
+        raise shape_error("linalg", exc.message, exc.exc_type, a, b) from None
+    if differ(a[-2], b_mat[-2]):
+        which = "other.size(-1)" if vector else "other.size(-2)"
+        raise shape_error("linalg", f"torch.linalg.lstsq: input.size(-2) should match {which}",
+                          "RuntimeError", a, b)
+    m, n = a[-2], a[-1]
+    solution = tuple(batch) + ((n,) if vector else (n, b_mat[-1]))
+    own = tuple(a[:-2])  # the rank and singular values follow a's own batch, not the broadcast
+    if driver in (None, "gelsy"):
+        return Result((solution, (0,), own, (0,)))
+    if driver not in ("gels", "gelsd", "gelss") or (batch and le(m, n) is not True):
+        raise NotImplementedError("residuals of a stack, whose ranks the values decide")
+    residuals = (0,) if le(m, n) is True else (UNKNOWN,)
+    rank = (0,) if driver == "gels" else own
+    singular = (0,) if driver == "gels" else own + (_min_dim(m, n),)
+    return Result((solution, residuals, rank, singular))
+
+
 # --------------------------------------------------------------------------- solve
 
 _SOLVE_SIG = "(m,m),(m,n)->(m,n)"
@@ -235,4 +292,5 @@ def solve(a: Shape, b: Shape, *, dialect: Dialect) -> Result:
     return Result.of(_torch_solve(a, b, vector, dialect.legacy))
 
 
-__all__ = ["inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "svd", "qr", "cholesky", "pinv", "solve", "solve_b_is_vector"]
+__all__ = ["inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "svd", "qr", "cholesky",
+           "pinv", "lstsq", "solve", "solve_b_is_vector"]

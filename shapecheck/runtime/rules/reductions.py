@@ -22,7 +22,7 @@ from .axes import normalize_numpy_axis, wrap_torch_dim
 _NUMPY_NO_IDENTITY = {"max": "maximum", "amax": "maximum", "min": "minimum", "amin": "minimum",
                       "ptp": "maximum"}
 _ARG_REDUCTIONS = ("argmax", "argmin")
-_NUMPY_UFUNC_REDUCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "any", "all"}
+_NUMPY_UFUNC_REDUCTIONS = {"sum", "prod", "max", "min", "amax", "amin", "any", "all", "ptp"}
 # torch reductions that refuse zero-size reduced dims.
 _TORCH_NONEMPTY = {"max", "min", "amax", "amin", "argmax", "argmin", "median", "mode", "aminmax"}
 # torch reductions that take only one int dim (a tuple is a TypeError).

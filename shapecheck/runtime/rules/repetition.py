@@ -40,6 +40,8 @@ def repeat_interleave(shape: Shape, repeats, axis: int | None = None, *, dialect
         target: Shape = (n,)
         ax = 0
     else:
+        if not shape and dialect.is_numpy:
+            shape = (1,)  # NumPy's axis check reads a 0-d array as 1-d: axis 0 and -1 are valid
         ax = wrap_axis(axis, len(shape), dialect)
         target = shape if shape else (1,)
         n = target[ax]
