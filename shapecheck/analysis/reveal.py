@@ -24,7 +24,14 @@ import libcst as cst
 from ..runtime.dims import UnknownDim, format_shape
 from .coverage import CoverageRecorder
 from .findings import Facts, Finding, Operand, Span
-from .values import AbstractArray, ConstValue, FloatValue, IntValue, TupleValue, UnknownValue
+from .values import (
+    AbstractArray,
+    ConstValue,
+    FloatValue,
+    IntValue,
+    TupleValue,
+    UnknownValue,
+)
 
 REVEAL_NAME = "reveal_shape"
 MAX_CALLER_BELIEFS = 4  # beyond this many distinct callers' values, the note says how many more

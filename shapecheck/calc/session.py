@@ -8,7 +8,6 @@ usage error, or start a session, without paying for it.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 

@@ -33,7 +33,14 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..analysis.findings import Finding
 from ..lint.formats.message import message_of
-from .documents import Analysis, DocumentAnalyzer, fix_edit, hover_text, inlay_hints, span_range
+from .documents import (
+    Analysis,
+    DocumentAnalyzer,
+    fix_edit,
+    hover_text,
+    inlay_hints,
+    span_range,
+)
 
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
              "info": types.DiagnosticSeverity.Information}

@@ -14,7 +14,6 @@ from ..values import (
     FunctionValue,
     InstanceValue,
     IntValue,
-    Iterable,
     LayerValue,
     ModuleRef,
     TupleValue,
