@@ -15,11 +15,12 @@ from ..values import (
     DictValue,
     FloatValue,
     IntValue,
+    Iterable,
     TupleValue,
     Value,
     join_values,
 )
-from .env import Iterable, StrMethod
+from .env import StrMethod
 from .names import OPERATOR_FUNCTIONS
 
 # math's functions of numbers: those that answer an int, and those that answer a float.

@@ -14,6 +14,7 @@ from ..values import (
     FunctionValue,
     InstanceValue,
     IntValue,
+    Iterable,  # noqa: F401  (the interpreter's modules import it from here)
     LayerValue,
     ModuleRef,
     TupleValue,
