@@ -317,9 +317,38 @@ class BoundMethod:
     self_value: Any
 
 
+MAX_ALTERNATIVES = 4  # modules one name may be after its branches; beyond: unknown
+
+
+@dataclass(frozen=True)
+class Alternatives:
+    """A module that is one of several, as branches left it: ``self.norm = norm_layer(dim) if
+    qk_norm else nn.Identity()``. Calling it gives what the calls of all of them agree on (the
+    join of their results), with no finding of its own: which one runs is not known."""
+
+    items: tuple
+
+
+def is_module(value: Any) -> bool:
+    """A torch layer, or an instance of a module class of the code."""
+    return isinstance(value, LayerValue) or isinstance(value, InstanceValue) and \
+        value.cls.is_nn_module
+
+
+def _join_modules(a: Any, b: Any) -> Any:
+    items: list = []
+    for side in (a, b):
+        for item in side.items if isinstance(side, Alternatives) else (side,):
+            if not any(item is known or item == known for known in items):
+                items.append(item)
+    if len(items) > MAX_ALTERNATIVES:
+        return UNKNOWN_VALUE
+    return items[0] if len(items) == 1 else Alternatives(tuple(items))
+
+
 Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
               DictValue, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
-              ClassValue, InstanceValue, BoundMethod]
+              ClassValue, InstanceValue, BoundMethod, Alternatives]
 
 
 def join_dims(a: Dim, b: Dim) -> Dim:
@@ -377,6 +406,8 @@ def join_values(a: Value, b: Value) -> Value:
         return TupleValue(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls:
         return a
+    if all(is_module(v) or isinstance(v, Alternatives) for v in (a, b)):
+        return _join_modules(a, b)
     return UNKNOWN_VALUE
 
 
@@ -444,5 +475,6 @@ __all__ = [
     "UnknownBool", "UNKNOWN_BOOL", "KnownTruth", "IntValue",
     "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
+    "Alternatives", "is_module",
     "join_values", "join_dims", "is_bool", "truth", "dims_of", "known_int", "shape_value", "vague",
 ]

@@ -404,3 +404,29 @@ def test_a_reduction_of_a_parameter_over_a_later_axis_broadcast_back_is_misalign
             return a, b, c, d, e
     """)
     assert findings == [(6, "SC103"), (9, "SC103"), (12, "SC103"), (16, "SC103")]
+
+
+def test_a_module_that_is_one_of_several_gives_what_they_all_agree_on():
+    shapes, findings = analyzed("""
+        import torch
+        from torch import nn
+
+        class Attention(nn.Module):
+            def __init__(self, dim, qk_norm, gated, norm_layer=nn.LayerNorm):
+                super().__init__()
+                self.qkv = nn.Linear(dim, dim * 3)
+                self.q_norm = norm_layer(dim // 8) if qk_norm else nn.Identity()
+                self.gate = nn.Linear(dim, 4) if gated else nn.Identity()
+                self.wrong = nn.LayerNorm(dim + 1) if gated else nn.Identity()
+
+            def forward(self, x):
+                B, N, C = x.shape
+                q = self.qkv(x).reshape(B, N, 3, 8, C // 8).permute(2, 0, 3, 1, 4)[0]
+                kept = self.q_norm(q)
+                either = self.gate(x)
+                maybe_wrong = self.wrong(x)
+                return kept, either, maybe_wrong
+    """)
+    assert shapes["kept"] == {"(B, 8, N, C//8)"}
+    assert shapes["either"] == {"(B, N, ?)"}  # (B, N, 4) or (B, N, C): the last dim unknown
+    assert findings == []  # the LayerNorm of another width runs only if gated: not certain

@@ -22,6 +22,7 @@ from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
+    Alternatives,
     BoundMethod,
     ClassValue,
     ConstValue,
@@ -291,6 +292,8 @@ class Calls:
             return UNKNOWN_VALUE
         if isinstance(func, LayerSuperMethod):
             return self.call_layer_super(node, func, args, kwargs, arg_nodes)
+        if isinstance(func, Alternatives):
+            return self.call_alternatives(node, func, args, kwargs, arg_nodes)
         if isinstance(func, StrMethod):
             return str_method(func, args, kwargs)
         if isinstance(func, LayerValue):
@@ -315,6 +318,17 @@ class Calls:
                 return found
             return args[1] if len(args) == 2 else ConstValue(None)
         return UNKNOWN_VALUE
+
+    def call_alternatives(self, node: cst.Call, func: Alternatives, args: list, kwargs: dict,
+                          arg_nodes: list) -> Value:
+        """A module that is one of several: each called, what they all give kept. No finding:
+        only one of them runs, and which one is not known."""
+        result: Value | None = None
+        with self.suppressed():
+            for item in func.items:
+                value = self.dispatch_call(node, item, args, kwargs, arg_nodes)
+                result = value if result is None else join_values(result, value)
+        return UNKNOWN_VALUE if result is None else result
 
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                      arg_nodes: list) -> Value:
