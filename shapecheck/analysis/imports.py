@@ -26,9 +26,9 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools"}
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "collections"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
-argparse's option defaults and functools.partial."""
+argparse's option defaults, functools.partial and collections.OrderedDict."""
 
 
 def is_array_library(qualname: str) -> bool:

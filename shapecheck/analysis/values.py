@@ -177,9 +177,12 @@ class TupleValue:
 @dataclass(frozen=True)
 class Iterable:
     """Something iterated over whose length is not known and whose items are all ``element``:
-    ``range(n)``, a comprehension, a list filled by ``append`` in a loop."""
+    ``range(n)``, a comprehension, a list filled by ``append`` in a loop. ``items`` are the
+    items in order when they are known too (``range(3)``, a comprehension over them): a loop
+    over them runs once per item."""
 
     element: Any
+    items: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,8 @@ class LayerValue:
     args: tuple = ()
     kwargs: tuple = ()
     layers: tuple = ()  # Sequential's children
+    names: tuple = ()  # their names, "" for a positional child
+    repeated: Any = None  # after the children, any number of this module (``*blocks``)
 
     def kw(self, name: str, position: int | None = None, default: Any = UNKNOWN_VALUE) -> Any:
         for key, value in self.kwargs:

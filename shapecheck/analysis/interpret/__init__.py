@@ -24,6 +24,7 @@ from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
 from .calls import Calls
 from .constraints import Constraints
+from .containers import Containers
 from .context import Context, Step
 from .creation import Creation
 from .effects import Effects
@@ -36,8 +37,8 @@ from .opcalls import OpGateway
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
-                  Effects, Constraints):
+class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Containers, Creation,
+                  Functions, Modules, Effects, Constraints):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

@@ -37,7 +37,6 @@ from ..values import (
     Reduction,
     TupleValue,
     Value,
-    join_values,
     shape_value,
 )
 from .effects import NOT_DATA_WRITES
@@ -46,6 +45,7 @@ from .env import (
     ArgParserValue,
     ArrayMethod,
     DictGet,
+    DictView,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
@@ -56,8 +56,6 @@ from .env import (
 from .names import (
     AUG_LABEL,
     CONVERSIONS,
-    LIST_MUTATORS,
-    NON_MUTATING_BUILTINS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
     SOLVES,
@@ -118,14 +116,17 @@ class Calls:
         kwargs: dict[str, Value] = {}
         arg_nodes: list[cst.CSTNode] = []
         starred = splatted = False
+        repeated = None
         for arg in node.args:
             value = self.eval(arg.value)
             if arg.star == "*":
-                if isinstance(value, TupleValue):
-                    args.extend(value.items)
-                    arg_nodes.extend([arg.value] * len(value.items))
+                items = self.items_of(value)
+                if items is not None:
+                    args.extend(items)
+                    arg_nodes.extend([arg.value] * len(items))
                 else:
                     starred = True
+                    repeated = value.element if isinstance(value, Iterable) else None
             elif arg.star == "**":
                 if isinstance(value, DictValue):
                     kwargs.update(value.items)  # dd = {"device": ..., "dtype": ...}: known keys
@@ -142,6 +143,9 @@ class Calls:
             made = self.made_with_unknown_keywords(node, func, args, kwargs)
             if made is not None:
                 return made
+        if starred and not splatted and repeated is not None and not kwargs and \
+                isinstance(func, ModuleRef) and canonical(func.qualname) == "torch.nn.Sequential":
+            return self.repeated_sequential(args, node.args, repeated)
         if starred or splatted:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
@@ -174,22 +178,6 @@ class Calls:
                 return replace(made, dtype=None)
         return None
 
-    def forget_mutated_lists(self, node: cst.Call, func: Value, args: list,
-                             kwargs: dict) -> None:
-        """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
-        that may fill it) the items seen at ``rows = []`` are no longer its items. An append
-        keeps what the items have in common: ``rows`` holds any number of them."""
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append" and \
-                len(args) == 1 and not kwargs and self.append_item(node.func.value, args[0]):
-            return
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in LIST_MUTATORS:
-            self.forget_list(node.func.value)
-        if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
-                                            or func.qualname in NON_MUTATING_BUILTINS):
-            return
-        for arg in node.args:
-            self.forget_list(arg.value)
-
     def register_module_state(self, node: cst.Call, args: list) -> None:
         """``self.register_buffer("bias", t)`` / ``register_parameter`` make ``self.bias`` that tensor."""
         func = node.func
@@ -200,26 +188,6 @@ class Calls:
             owner = self.eval(func.value)
         if isinstance(owner, InstanceValue) and owner.cls.is_nn_module:
             owner.attrs[args[0].value] = args[1]
-
-    def append_item(self, holder: cst.BaseExpression, item: Value) -> bool:
-        """``outs.append(y)`` on a list of arrays: outs holds any number of arrays like its
-        items and y. False when ``outs`` is no list the analysis follows."""
-        if not isinstance(holder, (cst.Name, cst.Attribute)) or not isinstance(item, AbstractArray):
-            return False
-        with self.suppressed():
-            value = self.eval(holder)
-        if isinstance(value, Iterable):
-            items = [value.element]
-        elif isinstance(value, TupleValue) and value.is_list:
-            items = list(value.items)
-        else:
-            return False
-        joined = item
-        for other in items:
-            joined = join_values(joined, other)
-        self.assign(holder, Iterable(joined) if isinstance(joined, AbstractArray) else
-                    UNKNOWN_VALUE, holder)
-        return True
 
     def op_on_any_count(self, node, library: str, name: str, args: list, kwargs: dict,
                         arg_nodes: list) -> Value:
@@ -239,16 +207,6 @@ class Calls:
             return AbstractArray(None, None, element.library, self.origin(node))
         shape = tuple(a if eq(a, b) is True else UNKNOWN for a, b in zip(one.shape, two.shape))
         return self.fresh(replace(two, shape=shape), node, "result", operands=(element,))
-
-    def forget_list(self, holder: cst.BaseExpression) -> None:
-        """Rebind a name or attribute that holds a list to unknown: its contents changed."""
-        if not isinstance(holder, (cst.Name, cst.Attribute)):
-            return
-        with self.suppressed():
-            value = self.eval(holder)
-        if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
-                isinstance(value, DictValue):
-            self.assign(holder, UNKNOWN_VALUE, holder)
 
     def unknown_result(self, func: Value, args: list) -> Value:
         if isinstance(func, ArrayMethod):
@@ -302,6 +260,8 @@ class Calls:
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
                                       [node] * len(func.args) + list(arg_nodes))
+        if isinstance(func, DictView) and not args and not kwargs:
+            return self.dict_view(func)
         if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
                 isinstance(args[0].value, str) and len(args) <= 2 and not kwargs:
             found = func.items.get(args[0].value)
@@ -344,11 +304,15 @@ class Calls:
             return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:
             value = args[0]
-            if isinstance(value, TupleValue):
-                return IntValue(len(value.items))
+            items = self.items_of(value)
+            if items is not None:
+                return IntValue(len(items))
             if isinstance(value, AbstractArray) and value.shape:
                 return IntValue(value.shape[0])
             return IntValue(UNKNOWN)
+        iterated = self.iteration_builtin(name, args, kwargs)
+        if iterated is not None:
+            return iterated
         if name == "range":
             for bound in args:
                 self.mark_sized(bound)
@@ -388,20 +352,6 @@ class Calls:
             return UNKNOWN_VALUE
         return UNKNOWN_VALUE
 
-    def element_of(self, value: Value) -> Value:
-        if isinstance(value, Iterable):
-            return value.element
-        if isinstance(value, TupleValue):
-            if not value.items:
-                return UNKNOWN_VALUE
-            out = value.items[0]
-            for item in value.items[1:]:
-                out = join_values(out, item)
-            return out
-        if isinstance(value, AbstractArray):
-            return self.row_of(value)
-        return UNKNOWN_VALUE
-
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                      arg_nodes: list) -> Value:
         library, _, name = qualname.partition(".")
@@ -409,6 +359,8 @@ class Calls:
             return _math_result(name, args)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if qualname == "collections.OrderedDict":
+            return self.ordered_dict(args, kwargs)
         if library == "functools":
             if name == "partial" and args and args[0] is not UNKNOWN_VALUE:
                 return PartialValue(args[0], tuple(args[1:]), tuple(kwargs.items()))
@@ -434,12 +386,11 @@ class Calls:
             return AbstractArray(None, None, "torch", self.origin(node), requires_grad=True)
         if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
             kind = name[3:]
-            if kind in NN_LAYERS or kind == "Sequential":
+            container = self.container_module(kind, args, kwargs)
+            if container is not None:
+                return container
+            if kind in NN_LAYERS:
                 return self.layer_value(kind, args, kwargs)
-            if kind == "ModuleList" and len(args) == 1 and not kwargs and \
-                    isinstance(args[0], (Iterable, TupleValue)):
-                # Iterating the container yields its modules: `for block in self.blocks`.
-                return args[0]
             return UNKNOWN_VALUE
         if qualname == "numpy.random.default_rng" or qualname == "numpy.random.RandomState":
             return GeneratorValue()

@@ -111,6 +111,7 @@ class Context:
         self.refined_storages: set[int] = set()  # unknown parameters whose rank code said
         self.active: list[int] = []
         self.specializations = 0
+        self.unrolled = 0  # loop bodies walked once per item (containers.py)
         self.trace: list[Step] | None = None
         self.out_call = False
         self.out_result: Result | None = None

@@ -63,6 +63,14 @@ class DictGet:
 
 
 @dataclass(frozen=True)
+class DictView:
+    """``d.items`` / ``d.values`` / ``d.keys`` of a dict of known keys, not yet called."""
+
+    items: Any  # the DictValue
+    name: str
+
+
+@dataclass(frozen=True)
 class PartialValue:
     """``functools.partial(nn.LayerNorm, eps=1e-6)``: calling it calls ``func`` with these
     arguments first."""
@@ -118,6 +126,9 @@ class Frame:
     scope: Scope
     returns: list = field(default_factory=list)
     is_generator: bool = False
+    loops: int = 0
+    """Loops running to a fixed point around the statement being walked: a list they fill
+    holds any number of its items, not these items."""
     none_defaults: frozenset = frozenset()
     """Parameters no caller gave, left to a default of None."""
     refinements: dict = field(default_factory=dict)

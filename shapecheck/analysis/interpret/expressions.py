@@ -43,6 +43,7 @@ from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     ArgParserMethod,
     DictGet,
+    DictView,
     ArgParserValue,
     ArrayMethod,
     GeneratorMethod,
@@ -141,6 +142,16 @@ def _names_a_config(name: str) -> bool:
 
 
 _CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "settings"})
+
+
+def _constant(value: Value) -> tuple | None:
+    """A known int, str, bool or None, in a 1-tuple (None is a constant too); else None."""
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return (value.value,)
+    if isinstance(value, ConstValue) and (value.value is None or
+                                          type(value.value) in (str, bool, int)):
+        return (value.value,)
+    return None
 
 
 class Expressions:
@@ -278,25 +289,38 @@ class Expressions:
         return UNKNOWN_VALUE
 
     def comprehension(self, node, parts: list) -> Value:
-        """Evaluate a comprehension's element once with its targets bound to one item."""
+        """Evaluate a comprehension's element once with its targets bound to one item; a list
+        or generator of one ``for`` over known items, once per item (an Iterable of them)."""
         saved = self.frame.scope
         scope = Scope(saved, "function")
         self.frame.scope = scope
         try:
             clause = node.for_in
+            iterated = self.eval(clause.iter)
+            items = self.items_of(iterated)
+            if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and clause.inner_for_in is None \
+                    and not clause.ifs and items and self.may_unroll(len(items)):
+                values = []
+                for item in items:
+                    self.assign(clause.target, item, clause.iter)
+                    values.append(self.eval(parts[0]))
+                return Iterable(self.element_of(TupleValue(tuple(values))), tuple(values))
             while clause is not None:
-                element = self.element_of(self.eval(clause.iter))
+                element = self.element_of(iterated)
                 self.assign(clause.target, element, clause.iter)
                 for cond in clause.ifs:
                     self.eval(cond.test)
                 clause = clause.inner_for_in
+                if clause is not None:
+                    iterated = self.eval(clause.iter)
             values = [self.eval(part) for part in parts]
         finally:
             self.frame.scope = saved
         return values[0] if values else UNKNOWN_VALUE
 
     def expr_ListComp(self, node: cst.ListComp) -> Value:
-        return Iterable(self.comprehension(node, [node.elt]))
+        value = self.comprehension(node, [node.elt])
+        return value if isinstance(value, Iterable) else Iterable(value)
 
     expr_GeneratorExp = expr_ListComp
 
@@ -366,6 +390,11 @@ class Expressions:
                 x, y = left.value, right.value
                 result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
                                      "gt": x > y, "ge": x >= y}[op])
+            elif op in ("eq", "ne") and len(node.comparisons) == 1 and \
+                    _constant(left) is not None and _constant(right) is not None:
+                # v == "M" over a list of sizes and "M"s (a VGG config): decided per item.
+                same = _constant(left)[0] == _constant(right)[0]
+                result = ConstValue(same if op == "eq" else not same)
             elif isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
                 result = _is_none_test(left, right, isinstance(target.operator, cst.IsNot))
             left, left_node = right, target.comparator
@@ -413,10 +442,16 @@ class Expressions:
             return dict(base.fields).get(name, UNKNOWN_VALUE)
         if isinstance(base, DictValue) and name == "get":
             return DictGet(base)
+        if isinstance(base, DictValue) and name in ("items", "values", "keys"):
+            return DictView(base, name)
+        if isinstance(base, LayerValue) and base.kind == "Sequential" and name in base.names:
+            return self.sequential_child(base, name)
         if isinstance(base, LayerValue) and name in ("weight", "bias"):
             return self.layer_parameter(node, base, name)
         if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
             return ModuleMethod(base, name)
+        if isinstance(base, LayerValue):
+            return self.layer_attribute(base, name)
         if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
                 len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
             return base.items[RESULT_FIELDS[name][0]]
@@ -502,6 +537,8 @@ class Expressions:
             return self.track_index(node, base, items, value)
         if isinstance(base, TupleValue):
             return self.tuple_index(node, base)
+        if isinstance(base, LayerValue) and base.kind == "Sequential" and base.repeated is None:
+            return self.sequential_index(node, base)
         if isinstance(base, Iterable) and isinstance(base.element, AbstractArray) and \
                 len(node.slice) == 1:
             item = self.index_items(node)

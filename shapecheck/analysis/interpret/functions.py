@@ -123,6 +123,15 @@ def _renamed(value: Value, renames: dict) -> Value:
     return value
 
 
+def _constant_tuple(value: Value) -> bool:
+    """A tuple or list of known ints, bools and strings (nested ones too): a default such as
+    ``depths=(3, 3, 9, 3)`` or ``cfg=[64, "M", 128]``."""
+    return isinstance(value, TupleValue) and all(
+        isinstance(item, IntValue) and isinstance(item.value, int) or
+        isinstance(item, ConstValue) and isinstance(item.value, (bool, str, int)) or
+        _constant_tuple(item) for item in value.items)
+
+
 class Functions:
     def call_function(self, func: FunctionValue, args: list, kwargs: dict,
                       node: cst.CSTNode | None = None) -> Value:
@@ -449,9 +458,10 @@ class Functions:
                     return IntValue(sym(param.name.value))
                 return default
             if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
-                    default, ConstValue) and isinstance(default.value, (bool, str)):
+                    default, ConstValue) and isinstance(default.value, (bool, str)) or \
+                    _constant_tuple(default):
                 # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
-                # mode="nearest": a caller that gives no other
+                # mode="nearest", dims=(96, 192, 384, 768): a caller that gives no other
                 # value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE

@@ -20,6 +20,7 @@ from ...runtime.nn.sizes import (
     SIZE_ARGUMENTS,
     batched_input,
     bound_arguments,
+    stored_size,
     trailing_features,
 )
 from ...runtime.verdicts import ShapeError
@@ -151,6 +152,19 @@ class Modules:
                              requires_grad=True,
                              alias=Alias(storage, "base", deps=frozenset({storage.id})))
 
+    def layer_attribute(self, layer: LayerValue, name: str) -> Value:
+        """``self.fc.in_features``, ``conv.out_channels``: the size the constructor was given
+        (or its default), which torch keeps under the argument's name."""
+        if not stored_size(layer.kind, name):
+            return UNKNOWN_VALUE
+        bound = dict(bound_arguments(layer.kind, list(layer.args), dict(layer.kwargs)))
+        if name in bound:
+            value = bound[name]
+            return value if isinstance(value, IntValue) else UNKNOWN_VALUE
+        default = dict(NN_LAYERS[layer.kind].signature).get(name)
+        return IntValue(default) if isinstance(default, int) and not isinstance(default, bool) \
+            else UNKNOWN_VALUE
+
     def has_functional(self, name: str) -> bool:
         return name in NN_FUNCTIONAL
 
@@ -235,8 +249,6 @@ class Modules:
 
     def layer_value(self, kind: str, args: list, kwargs: dict) -> Value:
         """``nn.<kind>(...)`` as written; the runtime builds it when it is called."""
-        if kind == "Sequential":
-            return LayerValue(kind, layers=tuple(args))
         for name, value in bound_arguments(kind, args, kwargs):
             if name in SIZE_ARGUMENTS:
                 self.mark_sized(value)
@@ -249,10 +261,7 @@ class Modules:
                                        arg_nodes[1], dict(layer.kwargs))
             return UNKNOWN_VALUE
         if layer.kind == "Sequential":
-            value = args[0] if args else UNKNOWN_VALUE
-            for child in layer.layers:
-                value = self.call(node, child, [value], {}, arg_nodes[:1])
-            return value
+            return self.call_sequential(node, layer, args, arg_nodes)
         if layer.kind in SEVERAL_INPUTS:
             if not args or not isinstance(args[0], AbstractArray):
                 return UNKNOWN_VALUE

@@ -219,7 +219,10 @@ class Statements:
         self.flow = flows.pop() if len(flows) == 1 else None
 
     def stmt_For(self, node: cst.For) -> None:
-        element = self.element_of(self.eval(node.iter))
+        iterated = self.eval(node.iter)
+        if self.unrolled_for(node, iterated):
+            return
+        element = self.element_of(iterated)
         self.loop(lambda: self.assign(node.target, element, node.iter), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)
@@ -232,6 +235,13 @@ class Statements:
 
     def loop(self, enter, body: Iterable[cst.CSTNode]) -> None:
         """Run a loop body to a fixed point of the environment, widening after a few rounds."""
+        self.frame.loops += 1
+        try:
+            self.fixed_point(enter, body)
+        finally:
+            self.frame.loops -= 1
+
+    def fixed_point(self, enter, body: Iterable[cst.CSTNode]) -> None:
         before = dict(self.frame.scope.vars)
         state = before
         for iteration in range(MAX_LOOP_ITERATIONS):
@@ -412,7 +422,11 @@ class Statements:
         self.check_write_to_copy(target.value, source, "assignment")
         if not isinstance(base, AbstractArray):
             self.index_items(target)
-            self.forget_list(target.value)
+            key = self.eval(target.slice[0].slice.value) if len(target.slice) == 1 and \
+                isinstance(target.slice[0].slice, cst.Index) and \
+                isinstance(target.slice[0].slice.value, cst.SimpleString) else None
+            if key is None or not self.set_key(target.value, key, value):
+                self.forget_list(target.value)
             return
         items = self.index_items(target)
         # The write lands in base's memory, through a view when the index is basic.

@@ -83,6 +83,21 @@ SIZE_ARGUMENTS = frozenset({
 (Kernel sizes, strides and paddings may be tuples, and normalized_shape a list.)"""
 
 
+# Layers that do not keep these sizes: a transformer layer keeps its sublayers instead.
+_NOT_STORED = {"TransformerEncoderLayer": {"d_model", "nhead", "dim_feedforward"},
+               "TransformerDecoderLayer": {"d_model", "nhead", "dim_feedforward"},
+               "Transformer": {"dim_feedforward"}}
+
+
+def stored_size(kind: str, name: str) -> bool:
+    """``nn.<kind>(...).<name>`` is the constructor's size argument of that name as given
+    (``fc.in_features``, ``conv.out_channels``, ``lstm.hidden_size``): what a model reads to
+    size the next layer (``nn.Linear(self.fc.in_features, n)``)."""
+    spec = LAYERS.get(kind)
+    return spec is not None and name in SIZE_ARGUMENTS \
+        and name not in _NOT_STORED.get(kind, ()) and any(n == name for n, _ in spec.signature)
+
+
 def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[str, Any]]:
     """``nn.<kind>(*args, **kwargs)``'s arguments by parameter name, as far as they bind."""
     spec = LAYERS.get(kind)
@@ -93,4 +108,4 @@ def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[s
 
 
 __all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "BatchedInput", "batched_input", "bound_arguments",
-           "trailing_features"]
+           "stored_size", "trailing_features"]
