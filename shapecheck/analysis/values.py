@@ -273,6 +273,8 @@ class ClassValue:
     scope: Any = field(default=None, repr=False)
     members: dict = field(default_factory=dict, repr=False)
     is_nn_module: bool = False
+    bases: tuple = field(default=(), repr=False)  # the values the class statement names
+    sequential: bool = False  # torch.nn.Sequential is among its bases: it runs its children
 
 
 @dataclass(frozen=True, eq=False)

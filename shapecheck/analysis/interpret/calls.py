@@ -46,6 +46,7 @@ from .env import (
     ArrayMethod,
     DictGet,
     DictView,
+    SequentialInit,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
@@ -107,6 +108,15 @@ def _marked_assumed(value: Value) -> Value:
     if isinstance(value, TupleValue):
         return replace(value, items=tuple(_marked_assumed(item) for item in value.items))
     return value
+
+
+def _any_pieces(result, out: Value) -> Value:
+    """A split whose number of pieces is unknown (``x.chunk(k, 1)`` of a symbolic width) is
+    any number of arrays like its one output: ``pieces[0]`` is one, not a row of it."""
+    if isinstance(out, AbstractArray) and result is not None and any(
+            w.kind == "piece-count-unknown" for w in result.warnings):
+        return Iterable(out)
+    return out
 
 
 class Calls:
@@ -209,6 +219,8 @@ class Calls:
         return self.fresh(replace(two, shape=shape), node, "result", operands=(element,))
 
     def unknown_result(self, func: Value, args: list) -> Value:
+        if isinstance(func, SequentialInit):
+            func.instance.attrs["0"] = UNKNOWN_VALUE  # children not known: nor is its output
         if isinstance(func, ArrayMethod):
             return AbstractArray(None, None, func.array.library)
         return UNKNOWN_VALUE
@@ -244,6 +256,8 @@ class Calls:
                 forward = func.cls.members.get("__call__")
             if isinstance(forward, FunctionValue):
                 return self.call_function(forward, [func] + args, kwargs, node)
+            if func.cls.sequential and len(args) == 1 and not kwargs:
+                return self.call_sequential(node, self.children_of(func), args, arg_nodes)
             return UNKNOWN_VALUE
         if isinstance(func, LayerValue):
             return self.call_layer(node, func, args, kwargs, arg_nodes)
@@ -260,6 +274,8 @@ class Calls:
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
                                       [node] * len(func.args) + list(arg_nodes))
+        if isinstance(func, SequentialInit):
+            return self.sequential_init(func.instance, args, kwargs)
         if isinstance(func, DictView) and not args and not kwargs:
             return self.dict_view(func)
         if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
@@ -349,7 +365,7 @@ class Calls:
         if name == "abs" and args and isinstance(args[0], AbstractArray):
             return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
         if name == "super":
-            return UNKNOWN_VALUE
+            return self.super_value(args)
         return UNKNOWN_VALUE
 
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
@@ -485,7 +501,7 @@ class Calls:
         if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)
-        return self.with_reduction(out, short, origin_array, args[1:], kwargs)
+        return _any_pieces(result, self.with_reduction(out, short, origin_array, args[1:], kwargs))
 
     def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
         """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
@@ -648,7 +664,7 @@ class Calls:
                                              dialect))
         if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
-        return out
+        return _any_pieces(result, out)
 
     def library_unsure(self, array: AbstractArray) -> bool:
         """The array's library is a guess: a parameter nothing is known of (or computed only

@@ -70,6 +70,10 @@ def _is_module(value: Value) -> bool:
     return isinstance(value, LayerValue) or isinstance(value, InstanceValue) and value.cls.is_nn_module
 
 
+_SEQUENTIAL_INIT = " nn.Sequential.__init__ ran"
+"""The attribute an instance of an nn.Sequential subclass gets when its base __init__ ran (not
+an identifier: no code can set it)."""
+
 _FILLERS = frozenset({"append", "extend", "add_module", "register_module"})
 
 # Methods of a module that leave its children as they are.
@@ -83,6 +87,13 @@ _MODULE_READERS = frozenset({
 
 def _is_sequential(value: Value) -> bool:
     return isinstance(value, LayerValue) and value.kind == "Sequential"
+
+
+def _has_children(value: Value, method: str) -> bool:
+    """A Sequential, or an instance of a class derived from one, whose ``method`` comes from
+    torch: it may change the children (the class's own methods are analyzed)."""
+    return _is_sequential(value) or isinstance(value, InstanceValue) and \
+        value.cls.sequential and method not in value.cls.members
 
 
 def _module_pairs(value: Value) -> tuple | None:
@@ -191,7 +202,8 @@ class Containers:
                 return
             holder = node.func.value
             if method in LIST_MUTATORS or method not in _MODULE_READERS and \
-                    isinstance(holder, (cst.Name, cst.Attribute)) and _is_sequential(self.held(holder)):
+                    isinstance(holder, (cst.Name, cst.Attribute)) and \
+                    _has_children(self.held(holder), method):
                 self.forget_list(holder)
         if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
                                             or func.qualname in NON_MUTATING_BUILTINS):
@@ -210,6 +222,13 @@ class Containers:
             return False
         value = self.held(holder)
         item = args[-1]
+        if isinstance(value, InstanceValue) and value.cls.sequential:
+            if method == "extend":
+                return False
+            name = args[0].value if method != "append" and isinstance(args[0], ConstValue) and \
+                isinstance(args[0].value, str) else f" child {len(value.attrs)}"
+            value.attrs[name] = item
+            return True
         if _is_sequential(value):
             if method == "extend" or self.frame.loops or value.repeated is not None:
                 return False
@@ -258,6 +277,9 @@ class Containers:
             return
         with self.suppressed():
             value = self.eval(holder)
+        if isinstance(value, InstanceValue) and value.cls.sequential:
+            value.attrs.pop(_SEQUENTIAL_INIT, None)  # its children are no longer known
+            return
         if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
                 isinstance(value, DictValue) or \
                 isinstance(value, LayerValue) and value.kind == "Sequential":
@@ -347,6 +369,32 @@ class Containers:
             return self.fresh(replace(out, origin=self.origin(node)), node, "result",
                               operands=(value,))
         return out
+
+    def sequential_init(self, instance: InstanceValue, args: list, kwargs: dict) -> Value:
+        """``super().__init__(*layers)`` in a class derived from nn.Sequential: the layers are
+        its first children, named "0", "1"... as torch names them."""
+        instance.attrs[_SEQUENTIAL_INIT] = ConstValue(True)
+        container = self.container_module("Sequential", args, kwargs)
+        if _is_sequential(container):
+            for index, (name, child) in enumerate(zip(container.names, container.layers)):
+                instance.attrs[name or str(index)] = child
+        else:
+            instance.attrs["0"] = UNKNOWN_VALUE  # children not known: the instance's run is not
+        return ConstValue(None)
+
+    def children_of(self, instance: InstanceValue) -> LayerValue:
+        """An nn.Sequential subclass's children: its modules in the order they were set (those
+        ``super().__init__`` took, then each ``self.name = module``). A value that may be a
+        module, unknown, makes the children unknown: an unknown child."""
+        if _SEQUENTIAL_INIT not in instance.attrs:
+            return LayerValue("Sequential", layers=(UNKNOWN_VALUE,), names=("",))
+        children = []
+        for value in instance.attrs.values():
+            if _is_module(value) or value is UNKNOWN_VALUE:
+                children.append(value)
+            elif isinstance(value, AbstractArray) and value.maybe_not_array:
+                children.append(UNKNOWN_VALUE)  # a parameter nothing is known of
+        return LayerValue("Sequential", layers=tuple(children), names=("",) * len(children))
 
     def ordered_dict(self, args: list, kwargs: dict) -> Value:
         """``OrderedDict([("conv", conv), ("relu", relu)])`` as a dict of known string keys."""

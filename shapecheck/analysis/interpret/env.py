@@ -71,6 +71,22 @@ class DictView:
 
 
 @dataclass(frozen=True)
+class SuperValue:
+    """``super()`` in a method of ``cls`` called on ``instance``."""
+
+    cls: Any
+    instance: Any
+
+
+@dataclass(frozen=True)
+class SequentialInit:
+    """``super().__init__`` of a class derived from nn.Sequential: its arguments are the
+    instance's first children."""
+
+    instance: Any
+
+
+@dataclass(frozen=True)
 class PartialValue:
     """``functools.partial(nn.LayerNorm, eps=1e-6)``: calling it calls ``func`` with these
     arguments first."""
@@ -126,6 +142,8 @@ class Frame:
     scope: Scope
     returns: list = field(default_factory=list)
     is_generator: bool = False
+    function: Any = None
+    """The FunctionValue whose body this frame runs (None for a module or class body)."""
     loops: int = 0
     """Loops running to a fixed point around the statement being walked: a list they fill
     holds any number of its items, not these items."""

@@ -44,6 +44,7 @@ from .env import (
     ArgParserMethod,
     DictGet,
     DictView,
+    SuperValue,
     ArgParserValue,
     ArrayMethod,
     GeneratorMethod,
@@ -52,6 +53,7 @@ from .env import (
     NamespaceValue,
     OptimizerMethod,
     OptimizerValue,
+    PartialValue,
     Scope,
 )
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
@@ -88,9 +90,21 @@ def _is_none_test(left: Value, right: Value, negated: bool) -> Value:
         return UNKNOWN_VALUE
     if left == ConstValue(None):
         return ConstValue(not negated)
-    if isinstance(left, AbstractArray) and not left.maybe_not_array:
+    if isinstance(left, AbstractArray) and not left.maybe_not_array or _never_none(left):
         return ConstValue(negated)
     return UNKNOWN_VALUE
+
+
+def _never_none(value: Value) -> bool:
+    """A value that is certainly not None: a class, function, module or layer, a known int,
+    a container, a constant other than None (``norm_layer=nn.BatchNorm2d`` left to its
+    default). An int symbol may stand for a config field that is None: not certain."""
+    if isinstance(value, IntValue):
+        return isinstance(value.value, int)
+    if isinstance(value, ConstValue):
+        return value.value is not None
+    return isinstance(value, (ModuleRef, LayerValue, InstanceValue, ClassValue, FunctionValue,
+                              PartialValue, TupleValue, DictValue, BoundMethod))
 
 
 def _is_number(value: Value) -> bool:
@@ -432,6 +446,8 @@ class Expressions:
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, ClassValue):
             return base.members.get(name, UNKNOWN_VALUE)
+        if isinstance(base, SuperValue):
+            return self.super_attribute(base, name)
         if isinstance(base, GeneratorValue):
             return GeneratorMethod(name)
         if isinstance(base, OptimizerValue):

@@ -253,7 +253,7 @@ class Functions:
         node: cst.FunctionDef = func.node
         scope = Scope(func.scope, "function")
         saved_frame, saved_flow = self.frame, self.flow
-        self.frame = Frame(scope)
+        self.frame = Frame(scope, function=func)
         self.flow = None
         self.active.append(id(func))
         no_grad = any(disables_grad(d.decorator) for d in node.decorators)

@@ -28,16 +28,19 @@ from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
     Alias,
+    BoundMethod,
     ClassValue,
     ConstValue,
     FunctionValue,
     InstanceValue,
     IntValue,
     LayerValue,
+    ModuleRef,
     Storage,
     TupleValue,
     Value,
 )
+from .env import SequentialInit, SuperValue
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 from .operands import FAIL, array_arg
 
@@ -372,6 +375,31 @@ class Modules:
                         for shape in result.outputs)
         return outputs[0] if len(outputs) == 1 else TupleValue(outputs)
 
+    def super_value(self, args: list) -> Value:
+        """``super()`` in a method called on an instance: the method's class and the instance
+        (the method's first argument); unknown anywhere else."""
+        func = self.frame.function
+        if args or func is None or not isinstance(func.owner, ClassValue):
+            return UNKNOWN_VALUE
+        params = func.node.params.params
+        instance = self.frame.scope.vars.get(params[0].name.value) if params else None
+        if not isinstance(instance, InstanceValue):
+            return UNKNOWN_VALUE
+        return SuperValue(func.owner, instance)
+
+    def super_attribute(self, sup: SuperValue, name: str) -> Value:
+        """``super().__init__`` / ``super().forward``: the first base that has it, bound to the
+        instance; nn.Sequential's ``__init__`` takes the instance's first children."""
+        for base in sup.cls.bases:
+            if isinstance(base, ClassValue) and name in base.members:
+                member = base.members[name]
+                return BoundMethod(member, sup.instance) if isinstance(member, FunctionValue) \
+                    else member
+            if isinstance(base, ModuleRef) and base.qualname == "torch.nn.Sequential" and \
+                    name == "__init__":
+                return SequentialInit(sup.instance)
+        return UNKNOWN_VALUE
+
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,
                     node: cst.CSTNode | None = None) -> Value:
         instance = InstanceValue(cls)
@@ -390,6 +418,8 @@ class Modules:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
             if node is not None and cls.is_nn_module:
                 self.forward_of_built(cls, instance, node)
+        elif init is None and cls.sequential:
+            self.sequential_init(instance, args, kwargs)  # nn.Sequential's own __init__
         return instance
 
     def forward_of_built(self, cls: ClassValue, instance: InstanceValue, node: cst.CSTNode) -> None:

@@ -147,8 +147,10 @@ class Statements:
         is_nn = any(isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
                     or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
+        sequential = any(isinstance(b, ModuleRef) and b.qualname == "torch.nn.Sequential"
+                         or isinstance(b, ClassValue) and b.sequential for b in bases)
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn)
+                         is_nn_module=is_nn, bases=tuple(bases), sequential=sequential)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)

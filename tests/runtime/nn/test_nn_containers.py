@@ -142,6 +142,36 @@ CASES = [
     def forward(self, x):
         return self.fc2(self.fc(x))
 ''', 1, 2, (2, 512), 8),
+    ("subclasses of Sequential", '''class ConvBN(nn.Sequential):
+    def __init__(self, cin, cout, norm_layer=nn.BatchNorm2d):
+        layers = [nn.Conv2d(cin, cout, 3, padding=1)]
+        if norm_layer is not None:
+            layers.append(norm_layer(cout))
+        super().__init__(*layers)
+        self.out_channels = cout
+
+
+class Transition(nn.Sequential):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(cin)
+        self.conv = nn.Conv2d(cin, cout, 1)
+
+
+class Pair(nn.Sequential):
+    pass
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = ConvBN(3, 16)
+        self.t = Transition(16, 8)
+        self.b = Pair(nn.Conv2d({W}, 4, 1), nn.ReLU())
+
+    def forward(self, x):
+        return self.b(self.t(self.a(x)))
+''', 8, 16, (2, 3, 8, 8), 29),
     ("any number of blocks that keep the width", '''class Block(nn.Module):
     def __init__(self, dim):
         super().__init__()
