@@ -56,6 +56,7 @@ from .env import (
 )
 from .names import (
     AUG_LABEL,
+    MORE_KEYWORDS,
     CONVERSIONS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
@@ -156,6 +157,9 @@ class Calls:
         if starred and not splatted and repeated is not None and not kwargs and \
                 isinstance(func, ModuleRef) and canonical(func.qualname) == "torch.nn.Sequential":
             return self.repeated_sequential(args, node.args, repeated)
+        if splatted and not starred and isinstance(func, (FunctionValue, BoundMethod, ClassValue)):
+            # f(a, b, **unknown): a and b as given, every other parameter given and unknown.
+            return self.call(node, func, args, {**kwargs, MORE_KEYWORDS: UNKNOWN_VALUE}, arg_nodes)
         if starred or splatted:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE

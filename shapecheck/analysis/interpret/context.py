@@ -112,6 +112,7 @@ class Context:
         self.active: list[int] = []
         self.specializations = 0
         self.unrolled = 0  # loop bodies walked once per item (containers.py)
+        self.default_call_of = None  # the function whose None defaults the next bind takes
         self.trace: list[Step] | None = None
         self.out_call = False
         self.out_result: Result | None = None
@@ -161,6 +162,7 @@ class Context:
                 self.analyze_class(item)
             elif id(item) not in self.analyzed:
                 self.function_summary(item)
+                self.default_call(item)
         return list(self.findings.values())
 
     @property

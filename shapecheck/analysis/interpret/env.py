@@ -163,7 +163,10 @@ def is_informative(value: Value) -> bool:
         return value.shape is not None or bool(value.tail)
     if isinstance(value, IntValue):
         return value.value is not UNKNOWN
-    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue)):
+    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue, ClassValue,
+                          FunctionValue, ModuleRef, PartialValue)):
+        # A class or function too: ``_resnet(BasicBlock, ...)`` builds that block, and
+        # ``norm_layer=nn.BatchNorm2d`` that norm.
         return True
     return False
 

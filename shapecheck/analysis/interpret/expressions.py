@@ -445,7 +445,12 @@ class Expressions:
                 return BoundMethod(member, base)
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, ClassValue):
-            return base.members.get(name, UNKNOWN_VALUE)
+            member = base.members.get(name, UNKNOWN_VALUE)
+            if isinstance(member, FunctionValue) and member.node is not None and any(
+                    isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
+                    for d in member.node.decorators):
+                return BoundMethod(member, base)  # Weights.verify(w): cls is the class
+            return member
         if isinstance(base, SuperValue):
             return self.super_attribute(base, name)
         if isinstance(base, GeneratorValue):

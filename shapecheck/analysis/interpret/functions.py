@@ -39,7 +39,7 @@ from .env import (
     sharing_key,
     specialization_key,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, MORE_KEYWORDS
 
 
 def _may_fall_through(node: cst.FunctionDef) -> bool:
@@ -121,6 +121,10 @@ def _renamed(value: Value, renames: dict) -> Value:
                        tuple(substitute(d, renames) for d in value.shape),
                        tail=tuple(substitute(d, renames) for d in value.tail))
     return value
+
+
+def _is_none(default) -> bool:
+    return isinstance(default, cst.Name) and default.value == "None"
 
 
 def _constant_tuple(value: Value) -> bool:
@@ -222,6 +226,25 @@ class Functions:
         if node is not None and captured:
             self.emit_at_call(node, func.name, captured)
         return result
+
+    def default_call(self, func: FunctionValue) -> None:
+        """``f()`` of a module-level function whose parameters all have defaults, some None (a
+        model builder: ``def resnet18(*, weights=None, progress=True, **kwargs)``): the body
+        once more as that call runs it, with the None defaults None (its summary takes them
+        for unknown, as a caller may give anything). What fails then fails for ``f()``."""
+        node = func.node
+        params = node.params
+        named = [*params.posonly_params, *params.params, *params.kwonly_params]
+        if func.owner is not None or not named or any(p.default is None for p in named) or \
+                not any(_is_none(p.default) for p in named) or id(func) in self.active or \
+                self.specializations >= MAX_SPECIALIZATIONS or node.asynchronous is not None:
+            return
+        self.specializations += 1
+        self.default_call_of = func
+        try:
+            self.analyze_function(func, [], {})
+        finally:
+            self.default_call_of = None
 
     def function_summary(self, func: FunctionValue, self_value: Value | None = None) -> Value:
         """The function analyzed once from its annotations and defaults; findings reported."""
@@ -344,9 +367,17 @@ class Functions:
 
     def bind_params(self, node: cst.FunctionDef, scope: Scope, args: list, kwargs: dict,
                     func: FunctionValue) -> None:
+        kwargs = dict(kwargs)
+        more = kwargs.pop(MORE_KEYWORDS, None) is not None
+        nones = self.default_call_of is func  # f() with its None defaults (default_call)
+        self.default_call_of = None
         self.note_param_flow(func, args, kwargs)
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
+        if more:  # **extra of unknown keys: any parameter the call does not name is given
+            kwargs.update({p.name.value: UNKNOWN_VALUE for p in (*positional[len(args):],
+                                                                 *params.kwonly_params)
+                           if p.name.value not in kwargs})
         saved = self.frame.scope
         self.frame.scope = func.scope  # defaults and annotations see the defining scope
         try:
@@ -360,6 +391,8 @@ class Functions:
                 elif name in kwargs:
                     value = kwargs[name] if is_informative(kwargs[name]) else \
                         self.param_value(param, func, given=True)
+                elif nones and _is_none(param.default):
+                    value = ConstValue(None)
                 else:
                     value = self.param_value(param, func)
                 if not is_informative(args[i]) if i < len(args) else name not in kwargs or \
@@ -369,6 +402,9 @@ class Functions:
             for param in params.kwonly_params:
                 name = param.name.value
                 value = kwargs.get(name)
+                if value is None and nones and _is_none(param.default):
+                    scope.vars[name] = ConstValue(None)
+                    continue
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func, given=value is not None)
             # **kwargs holds the keywords the call gave beyond the named parameters (none,
@@ -379,8 +415,8 @@ class Functions:
                 scope.vars[params.star_arg.name.value] = UNKNOWN_VALUE
             if isinstance(params.star_kwarg, cst.Param):
                 named = {p.name.value for p in (*positional, *params.kwonly_params)}
-                scope.vars[params.star_kwarg.name.value] = DictValue(tuple(
-                    (k, v) for k, v in kwargs.items() if k not in named))
+                scope.vars[params.star_kwarg.name.value] = UNKNOWN_VALUE if more else DictValue(
+                    tuple((k, v) for k, v in kwargs.items() if k not in named))
         finally:
             self.frame.scope = saved
         given = {p.name.value for p in positional[:len(args)]} | set(kwargs)

@@ -10,7 +10,13 @@ MAX_LOOP_ITERATIONS = 3
 MAX_SPECIALIZATIONS = 300
 
 
-MAX_CALL_DEPTH = 4
+MAX_CALL_DEPTH = 6
+
+
+MORE_KEYWORDS = "**"
+"""A keyword no parameter can have: in a call's keywords, it says ``**extra`` gave more of them,
+unknown (``ResNet(block, layers, **kwargs)``): every parameter the call does not name is given,
+its value unknown."""
 
 
 BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tuple", "list",
