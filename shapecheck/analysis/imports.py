@@ -26,9 +26,9 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "collections"}
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "collections", "typing"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
-argparse's option defaults, functools.partial and collections.OrderedDict."""
+argparse's option defaults, functools.partial, collections.OrderedDict and typing.cast."""
 
 
 def is_array_library(qualname: str) -> bool:

@@ -156,7 +156,10 @@ class IntValue:
 @dataclass(frozen=True)
 class FloatValue:
     """A Python float whose value is not known (``math.sqrt(d)``, ``float(s)``, ``math.pi``):
-    a scalar in array arithmetic, never a size."""
+    a scalar in array arithmetic, never a size. ``integral`` is the int it equals when that is
+    known (``planes * 1.0`` is ``planes``): ``int()`` of it is that size."""
+
+    integral: Any = None
 
 
 @dataclass(frozen=True)

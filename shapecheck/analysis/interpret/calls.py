@@ -8,11 +8,11 @@ import libcst as cst
 import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
+from ...runtime.creation import CREATORS
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
 from ...runtime.dtypes import SPELLINGS, TORCH_CONVERSION_METHODS
 from ...runtime.nn import FUNCTIONAL_LOSSES
-from ...runtime.creation import CREATORS
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
@@ -27,7 +27,6 @@ from ..values import (
     ClassValue,
     ConstValue,
     DictValue,
-    FloatValue,
     FunctionValue,
     GeneratorValue,
     InstanceValue,
@@ -39,6 +38,7 @@ from ..values import (
     Value,
     shape_value,
 )
+from .builtins import math_result
 from .effects import NOT_DATA_WRITES
 from .env import (
     ArgParserMethod,
@@ -46,18 +46,17 @@ from .env import (
     ArrayMethod,
     DictGet,
     DictView,
-    SequentialInit,
     GeneratorMethod,
     Iterable,
     ModuleMethod,
-    NamespaceValue,
     OptimizerMethod,
     PartialValue,
+    SequentialInit,
 )
 from .names import (
     AUG_LABEL,
-    MORE_KEYWORDS,
     CONVERSIONS,
+    MORE_KEYWORDS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
     SOLVES,
@@ -65,24 +64,6 @@ from .names import (
     UNMODELED_KWARGS,
 )
 from .operands import FAIL, array_arg, dtype_from, dtype_of, ndim_of, to_arg
-
-# math's functions of numbers: those that answer an int, and those that answer a float.
-_MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
-                        "factorial"})
-_MATH_FLOATS = frozenset({"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
-                          "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-                          "erf", "erfc", "gamma", "lgamma", "hypot", "fabs", "fsum", "radians",
-                          "degrees", "copysign", "fmod", "cbrt", "exp2"})
-
-
-def _math_result(name: str, args: list) -> Value:
-    """``math.sqrt(d)`` is a float and ``math.ceil(x)`` an int, whatever d and x are."""
-    if name in _MATH_INTS:
-        return IntValue(UNKNOWN)
-    if name in _MATH_FLOATS:
-        return FloatValue()
-    return UNKNOWN_VALUE
-
 
 # ndarray's methods and attributes: a method outside them says the array is a tensor.
 _NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
@@ -290,95 +271,15 @@ class Calls:
             return args[1] if len(args) == 2 else ConstValue(None)
         return UNKNOWN_VALUE
 
-    def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
-        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
-        default under its destination; ``parse_args()`` answers the defaults: a script run
-        without flags, which is one way it certainly runs."""
-        options = method.parser.options
-        if method.name == "add_argument":
-            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
-            dest = kwargs.get("dest")
-            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
-                name = dest.value
-            else:
-                long = [f for f in flags if f.startswith("--")]
-                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
-            if name.isidentifier():
-                default = kwargs.get("default")
-                action = kwargs.get("action")
-                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
-                    default = ConstValue(action.value == "store_false")
-                options[name] = default if default is not None else (
-                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
-            return UNKNOWN_VALUE
-        if method.name == "add_argument_group":
-            return method.parser  # a group's options are the parser's
-        if method.name in ("parse_args", "parse_known_args"):
-            namespace = NamespaceValue(tuple(options.items()))
-            return namespace if method.name == "parse_args" else TupleValue(
-                (namespace, UNKNOWN_VALUE))
-        return UNKNOWN_VALUE
-
-    def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
-        if name == "dict":
-            return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
-        if name == "len" and args:
-            value = args[0]
-            items = self.items_of(value)
-            if items is not None:
-                return IntValue(len(items))
-            if isinstance(value, AbstractArray) and value.shape:
-                return IntValue(value.shape[0])
-            return IntValue(UNKNOWN)
-        iterated = self.iteration_builtin(name, args, kwargs)
-        if iterated is not None:
-            return iterated
-        if name == "range":
-            for bound in args:
-                self.mark_sized(bound)
-            return Iterable(IntValue(UNKNOWN))
-        if name == "enumerate" and args:
-            return Iterable(TupleValue((IntValue(UNKNOWN), self.element_of(args[0]))))
-        if name == "zip" and args:
-            return Iterable(TupleValue(tuple(self.element_of(a) for a in args)))
-        if name in ("reversed", "sorted", "iter") and args:
-            return Iterable(self.element_of(args[0]))
-        if name in ("tuple", "list") and args:
-            value = args[0]
-            if isinstance(value, TupleValue):
-                return TupleValue(value.items, name == "list")
-            if isinstance(value, AbstractArray):
-                return self.listed_rows(value, name == "list")
-            return UNKNOWN_VALUE
-        if name == "int" and args and isinstance(args[0], IntValue):
-            return args[0]
-        if name == "float" and len(args) == 1 and not kwargs:
-            # float('-inf'), float(3): a conversion of a known constant, nothing runs.
-            known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
-            if isinstance(known, (str, int, float)) and not isinstance(known, bool):
-                try:
-                    return ConstValue(float(known))
-                except (TypeError, ValueError, OverflowError):
-                    return UNKNOWN_VALUE
-            return FloatValue()  # float(anything) is a float, or raises
-        if name in ("min", "max") and len(args) == 2 and all(isinstance(a, IntValue) for a in args):
-            x, y = args[0].value, args[1].value
-            if isinstance(x, int) and isinstance(y, int):
-                return IntValue(min(x, y) if name == "min" else max(x, y))
-            return IntValue(x if eq(x, y) is True else UNKNOWN)
-        if name == "abs" and args and isinstance(args[0], AbstractArray):
-            return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
-        if name == "super":
-            return self.super_value(args)
-        return UNKNOWN_VALUE
-
     def call_library(self, node: cst.Call, qualname: str, args: list, kwargs: dict,
                      arg_nodes: list) -> Value:
         library, _, name = qualname.partition(".")
         if library == "math":
-            return _math_result(name, args)
+            return math_result(name, args)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if qualname == "typing.cast" and len(args) == 2 and not kwargs:
+            return args[1]  # cast(int, v) is v
         if qualname == "collections.OrderedDict":
             return self.ordered_dict(args, kwargs)
         if library == "functools":

@@ -209,7 +209,8 @@ class Containers:
                                             or func.qualname in NON_MUTATING_BUILTINS):
             return
         for arg in node.args:
-            self.forget_list(arg.value)
+            if not arg.star:  # f(*xs) and f(**kw) hand over copies
+                self.forget_list(arg.value, handed=True)
 
     def filled(self, holder: cst.BaseExpression, method: str, args: list) -> bool:
         """``layers.append(m)`` / ``layers.extend([a, b])`` on a list whose items are known,
@@ -271,13 +272,16 @@ class Containers:
                     return owner.attrs[holder.attr.value]
             return self.eval(holder)
 
-    def forget_list(self, holder: cst.BaseExpression) -> None:
-        """Rebind a name or attribute that holds a list to unknown: its contents changed."""
+    def forget_list(self, holder: cst.BaseExpression, handed: bool = False) -> None:
+        """Rebind a name or attribute that holds a list to unknown: its contents changed.
+        ``handed``: it was passed to a function that may change it (a module handed to a
+        function, ``_log_api_usage_once(self)``, keeps its children: functions read modules,
+        a module's own methods change them)."""
         if not isinstance(holder, (cst.Name, cst.Attribute)):
             return
         with self.suppressed():
             value = self.eval(holder)
-        if isinstance(value, InstanceValue) and value.cls.sequential:
+        if isinstance(value, InstanceValue) and value.cls.sequential and not handed:
             value.attrs.pop(_SEQUENTIAL_INIT, None)  # its children are no longer known
             return
         if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \

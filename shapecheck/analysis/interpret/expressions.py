@@ -83,7 +83,10 @@ def _has_new_axis(items: Any) -> bool:
 
 
 def _is_none_test(left: Value, right: Value, negated: bool) -> Value:
-    """``x is None`` / ``x is not None`` when x is surely None or surely an array."""
+    """``x is None`` / ``x is not None`` when x is surely None or surely an array;
+    ``block_type is NextConvBlock`` when both are classes or functions of the code."""
+    if isinstance(left, (ClassValue, FunctionValue)) and isinstance(right, (ClassValue, FunctionValue)):
+        return ConstValue((left.node is right.node) != negated)
     if right != ConstValue(None):
         left, right = right, left
     if right != ConstValue(None):
@@ -110,6 +113,56 @@ def _never_none(value: Value) -> bool:
 def _is_number(value: Value) -> bool:
     return isinstance(value, (IntValue, FloatValue)) or isinstance(value, ConstValue) and \
         type(value.value) in (int, float)
+
+
+def _known_number(value: Value) -> int | float | None:
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return value.value
+    if isinstance(value, ConstValue) and type(value.value) in (int, float):
+        return value.value
+    return None
+
+
+_FLOAT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+              "div": lambda a, b: a / b, "floor_divide": lambda a, b: a // b,
+              "remainder": lambda a, b: a % b, "pow": lambda a, b: a ** b}
+
+
+def _float_arith(op: str, a, b) -> float | None:
+    """Python's float arithmetic on two known numbers; None when either is unknown or the
+    result is no finite float (a division by zero raises, which is not modelled)."""
+    if a is None or b is None:
+        return None
+    try:
+        out = _FLOAT_OPS[op](a, b)
+    except (ArithmeticError, ValueError):
+        return None
+    return float(out) if isinstance(out, (int, float)) and abs(out) < 1e300 else None
+
+
+def _integral_of(value: Value) -> Dim | None:
+    """The int a number equals: an int, a float with an integer value, or an integral float."""
+    if isinstance(value, IntValue) and value.value is not UNKNOWN:
+        return value.value
+    if isinstance(value, ConstValue) and type(value.value) is float and value.value.is_integer() \
+            and abs(value.value) < 1e18:
+        return int(value.value)
+    if isinstance(value, FloatValue):
+        return value.integral
+    return None
+
+
+def _integral_float(op: str, left: Value, right: Value) -> FloatValue:
+    """A float from a size and a whole number: ``planes * 1.0`` equals ``planes``, and stays an
+    exact size through ``int()``. Any other float arithmetic gives a float of unknown value."""
+    a, b = _integral_of(left), _integral_of(right)
+    if a is None or b is None:
+        return FloatValue()
+    if op in ("add", "sub", "mul"):
+        return FloatValue(_int_arith(op, a, b).value)
+    if op == "div" and b == 1:
+        return FloatValue(a)
+    return FloatValue()
 
 
 def _int_arith(op: str, a: Dim, b: Dim) -> Value:
@@ -275,7 +328,13 @@ class Expressions:
         return DictValue(tuple(items))
 
     def expr_IfExp(self, node: cst.IfExp) -> Value:
-        self.eval(node.test)
+        test = self.eval(node.test)
+        if isinstance(test, ConstValue) and isinstance(test.value, bool):
+            # s if i == 0 else 1 with i known: one side only (the other never runs)
+            taken, skipped = (node.body, node.orelse) if test.value else (node.orelse, node.body)
+            with self.suppressed():
+                self.eval(skipped)
+            return self.eval(taken)
         return join_values(self.eval(node.body), self.eval(node.orelse))
 
     def expr_Lambda(self, node: cst.Lambda) -> Value:
@@ -399,9 +458,8 @@ class Expressions:
                     isinstance(left, AbstractArray) or isinstance(right, AbstractArray)):
                 result = self.binary(node, op, left, right, left_node, target.comparator)
             elif op in ("eq", "ne", "lt", "le", "gt", "ge") and len(node.comparisons) == 1 and \
-                    isinstance(left, IntValue) and isinstance(right, IntValue) and \
-                    isinstance(left.value, int) and isinstance(right.value, int):
-                x, y = left.value, right.value
+                    _known_number(left) is not None and _known_number(right) is not None:
+                x, y = _known_number(left), _known_number(right)
                 result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
                                      "gt": x > y, "ge": x >= y}[op])
             elif op in ("eq", "ne") and len(node.comparisons) == 1 and \
@@ -702,7 +760,10 @@ class Expressions:
                 isinstance(v, FloatValue) or isinstance(v, ConstValue) and type(v.value) is float
                 for v in (left, right)) and \
                 op in ("add", "sub", "mul", "div", "pow", "floor_divide", "remainder"):
-            return FloatValue()  # float arithmetic gives a float: head_dim ** -0.5
+            known = _float_arith(op, _known_number(left), _known_number(right))
+            # float arithmetic gives a float: head_dim ** -0.5; known numbers give it exactly
+            # (planes * (base_width / 64.0), a width multiplier).
+            return ConstValue(known) if known is not None else _integral_float(op, left, right)
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
             return TupleValue(left.items + right.items, left.is_list)
         if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \

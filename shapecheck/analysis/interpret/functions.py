@@ -128,12 +128,12 @@ def _is_none(default) -> bool:
 
 
 def _constant_tuple(value: Value) -> bool:
-    """A tuple or list of known ints, bools and strings (nested ones too): a default such as
-    ``depths=(3, 3, 9, 3)`` or ``cfg=[64, "M", 128]``."""
+    """A tuple or list of known ints, floats, bools, strings and classes (nested ones too): a
+    default such as ``depths=(3, 3, 9, 3)``, ``cfg=[64, "M", 128]`` or ``kinds=(Conv, Attn)``."""
     return isinstance(value, TupleValue) and all(
         isinstance(item, IntValue) and isinstance(item.value, int) or
-        isinstance(item, ConstValue) and isinstance(item.value, (bool, str, int)) or
-        _constant_tuple(item) for item in value.items)
+        isinstance(item, ConstValue) and isinstance(item.value, (bool, str, int, float)) or
+        isinstance(item, (ClassValue, ModuleRef)) or _constant_tuple(item) for item in value.items)
 
 
 class Functions:
@@ -494,11 +494,11 @@ class Functions:
                     return IntValue(sym(param.name.value))
                 return default
             if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
-                    default, ConstValue) and isinstance(default.value, (bool, str)) or \
+                    default, ConstValue) and isinstance(default.value, (bool, str, float)) or \
                     _constant_tuple(default):
                 # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
-                # mode="nearest", dims=(96, 192, 384, 768): a caller that gives no other
-                # value runs the default, as one with no caller does.
+                # mode="nearest", width_mult=1.0, dims=(96, 192, 384, 768): a caller that
+                # gives no other value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
 

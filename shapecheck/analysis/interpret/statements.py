@@ -174,10 +174,12 @@ class Statements:
             self.exec_block(node.body.body)
             return
         test = self.eval(node.test)
-        if isinstance(test, ConstValue) and isinstance(test.value, bool) and \
+        if isinstance(test, ConstValue) and isinstance(test.value, bool) and (
                 isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                       cst.BooleanOperation)):
-            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1): one path only.
+                                       cst.BooleanOperation, cst.Attribute))
+                or isinstance(node.test, cst.Call) and callee_name(node.test.func) == "isinstance"):
+            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1) or by a flag the
+            # constructor set (self.use_res_connect = stride == 1 and inp == oup): one path.
             if test.value:
                 self.exec_block(node.body.body)
             elif node.orelse:
