@@ -278,6 +278,7 @@ class ClassValue:
     is_nn_module: bool = False
     bases: tuple = field(default=(), repr=False)  # the values the class statement names
     sequential: bool = False  # torch.nn.Sequential is among its bases: it runs its children
+    layer_base: str | None = None  # the torch.nn layer among its bases (``class LN(nn.LayerNorm)``)
 
 
 @dataclass(frozen=True, eq=False)

@@ -209,3 +209,42 @@ def test_an_imported_class_brings_its_base_class(tmp_path):
         '''))
     found = [(f.line, f.code) for f in analyze_source(model.read_text(), str(model))]
     assert found == [(13, "SC106")]
+
+
+SUBCLASSES = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    class LayerNorm2d(nn.LayerNorm):
+        def forward(self, x):
+            x = x.permute(0, 2, 3, 1)
+            x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+            return x.permute(0, 3, 1, 2)
+
+    class FrozenBatchNorm(nn.BatchNorm2d):
+        pass
+
+    class WideNorm(nn.GroupNorm):
+        def __init__(self, channels):
+            super().__init__(4, channels * {FACTOR})
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 32, 3)
+            self.norm = LayerNorm2d(32, eps=1e-6)
+            self.bn = FrozenBatchNorm(32)
+            self.gn = WideNorm(32)
+
+        def forward(self, x):
+            return self.gn(self.bn(self.norm(self.conv(x))))
+    """
+
+
+@pytest.mark.parametrize("factor,raises", [(1, False), (2, True)])
+def test_a_class_derived_from_a_layer_is_that_layer(factor, raises):
+    source = SUBCLASSES.replace("{FACTOR}", str(factor))
+    at = line_of(source, "        return self.gn(self.bn(self.norm(self.conv(x))))")
+    assert findings(source) == ([(at, "SC113")] if raises else [])
+    assert run(source, "Net().eval()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if raises else None)

@@ -152,6 +152,16 @@ class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "isinstance" and len(args) == 2 and not kwargs:
             return instance_test(args[0], args[1])
+        if name in ("setattr", "getattr") and len(args) in (2, 3) and not kwargs and \
+                isinstance(args[0], InstanceValue) and isinstance(args[1], ConstValue) and \
+                isinstance(args[1].value, str):
+            # setattr(self, f"stage{i}", stage) / getattr(self, name): the attribute so named
+            if name == "setattr" and len(args) == 3:
+                args[0].attrs[args[1].value] = args[2]
+                return ConstValue(None)
+            if name == "getattr" and args[1].value in args[0].attrs:
+                return args[0].attrs[args[1].value]
+            return UNKNOWN_VALUE
         if name == "dict":
             return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:

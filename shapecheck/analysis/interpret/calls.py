@@ -48,11 +48,13 @@ from .env import (
     DictView,
     GeneratorMethod,
     Iterable,
+    LayerInit,
     ModuleMethod,
     OptimizerMethod,
     PartialValue,
     SequentialInit,
 )
+from .modules import LAYER_OF_INSTANCE
 from .names import (
     AUG_LABEL,
     CONVERSIONS,
@@ -243,6 +245,9 @@ class Calls:
                 return self.call_function(forward, [func] + args, kwargs, node)
             if func.cls.sequential and len(args) == 1 and not kwargs:
                 return self.call_sequential(node, self.children_of(func), args, arg_nodes)
+            layer = func.attrs.get(LAYER_OF_INSTANCE)
+            if isinstance(layer, LayerValue):
+                return self.call_layer(node, layer, args, kwargs, arg_nodes)
             return UNKNOWN_VALUE
         if isinstance(func, LayerValue):
             return self.call_layer(node, func, args, kwargs, arg_nodes)
@@ -261,6 +266,8 @@ class Calls:
                                       [node] * len(func.args) + list(arg_nodes))
         if isinstance(func, SequentialInit):
             return self.sequential_init(func.instance, args, kwargs)
+        if isinstance(func, LayerInit):
+            return self.layer_init(func.instance, func.kind, args, kwargs)
         if isinstance(func, DictView) and not args and not kwargs:
             return self.dict_view(func)
         if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \

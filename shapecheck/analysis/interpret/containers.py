@@ -174,9 +174,9 @@ class Containers:
         """Walk the loop once per item when the items are known (see the module's docstring);
         False when it must run to a fixed point instead."""
         items = self.items_of(iterated)
-        if not items or node.asynchronous is not None or _breaks(node.body.body) or \
+        if items is None or node.asynchronous is not None or _breaks(node.body.body) or \
                 not self.may_unroll(len(items)):
-            return False
+            return False  # (no items: the body never runs, the else does)
         for item in items:
             self.flow = None
             self.assign(node.target, item, node.iter)

@@ -87,6 +87,14 @@ class SequentialInit:
 
 
 @dataclass(frozen=True)
+class LayerInit:
+    """``super().__init__`` of a class derived from a torch.nn layer: the layer it is."""
+
+    instance: Any
+    kind: str
+
+
+@dataclass(frozen=True)
 class PartialValue:
     """``functools.partial(nn.LayerNorm, eps=1e-6)``: calling it calls ``func`` with these
     arguments first."""

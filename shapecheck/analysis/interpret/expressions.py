@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
@@ -68,6 +68,13 @@ def _module_attribute(base: ModuleRef, name: str) -> Value:
             "numpy", "torch", "math"):
         return FloatValue()
     return ModuleRef(qual)
+
+
+@dataclass(frozen=True)
+class _EachItem:
+    """A comprehension's element for each of its known items, in order."""
+
+    values: tuple
 
 
 class LooseSlice:
@@ -211,6 +218,13 @@ def _names_a_config(name: str) -> bool:
 _CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "settings"})
 
 
+def _decorators(func: FunctionValue) -> set[str]:
+    """The plain names a function is decorated with (staticmethod, classmethod...)."""
+    if func.node is None:
+        return set()
+    return {d.decorator.value for d in func.node.decorators if isinstance(d.decorator, cst.Name)}
+
+
 def _constant(value: Value) -> tuple | None:
     """A known int, str, bool or None, in a 1-tuple (None is a constant too); else None."""
     if isinstance(value, IntValue) and isinstance(value.value, int):
@@ -283,10 +297,23 @@ class Expressions:
         return UNKNOWN_VALUE
 
     def expr_FormattedString(self, node: cst.FormattedString) -> Value:
+        """``f"stage{i}"`` of known values is that string (a name setattr gives a layer)."""
+        pieces: list[str] | None = []
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
-                self.eval(part.expression)
-        return UNKNOWN_VALUE
+                value = self.eval(part.expression)
+                plain = part.conversion is None and part.format_spec is None
+                if isinstance(value, IntValue) and isinstance(value.value, int) and plain:
+                    value = ConstValue(value.value)
+                if pieces is not None and plain and isinstance(value, ConstValue) and \
+                        type(value.value) in (str, int, bool):
+                    pieces.append(str(value.value))
+                else:
+                    pieces = None
+            elif pieces is not None:
+                text = part.value
+                pieces = None if "\\" in text or "{" in text or "}" in text else pieces + [text]
+        return ConstValue("".join(pieces)) if pieces is not None else UNKNOWN_VALUE
 
     def expr_Ellipsis(self, node: cst.Ellipsis) -> Value:
         return ConstValue(Ellipsis)
@@ -363,7 +390,7 @@ class Expressions:
 
     def comprehension(self, node, parts: list) -> Value:
         """Evaluate a comprehension's element once with its targets bound to one item; a list
-        or generator of one ``for`` over known items, once per item (an Iterable of them)."""
+        or generator of one ``for`` over known items, once per item (``_EachItem``)."""
         saved = self.frame.scope
         scope = Scope(saved, "function")
         self.frame.scope = scope
@@ -377,7 +404,7 @@ class Expressions:
                 for item in items:
                     self.assign(clause.target, item, clause.iter)
                     values.append(self.eval(parts[0]))
-                return Iterable(self.element_of(TupleValue(tuple(values))), tuple(values))
+                return _EachItem(tuple(values))
             while clause is not None:
                 element = self.element_of(iterated)
                 self.assign(clause.target, element, clause.iter)
@@ -393,11 +420,18 @@ class Expressions:
 
     def expr_ListComp(self, node: cst.ListComp) -> Value:
         value = self.comprehension(node, [node.elt])
-        return value if isinstance(value, Iterable) else Iterable(value)
+        if isinstance(value, _EachItem):
+            return TupleValue(value.values, True)  # that list, item by item
+        return Iterable(value)
 
-    expr_GeneratorExp = expr_ListComp
+    def expr_GeneratorExp(self, node: cst.GeneratorExp) -> Value:
+        value = self.comprehension(node, [node.elt])
+        if isinstance(value, _EachItem):
+            return Iterable(self.element_of(TupleValue(value.values)), value.values)
+        return Iterable(value)
 
-    expr_SetComp = expr_ListComp
+    def expr_SetComp(self, node: cst.SetComp) -> Value:
+        return Iterable(self.comprehension(node, [node.elt]))
 
     def expr_DictComp(self, node: cst.DictComp) -> Value:
         self.comprehension(node, [node.key, node.value])
@@ -500,13 +534,16 @@ class Expressions:
                 return ModuleMethod(base, name)
             member = base.cls.members.get(name)
             if isinstance(member, FunctionValue):
-                return BoundMethod(member, base)
+                decorators = _decorators(member)
+                if "staticmethod" in decorators:
+                    return member  # self.depthwise_conv(i, o, 3): no self
+                return BoundMethod(member, base.cls if "classmethod" in decorators else base)
+            if member is None and base.cls.layer_base is not None:
+                return self.inherited_layer_attribute(node, base, name)
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, ClassValue):
             member = base.members.get(name, UNKNOWN_VALUE)
-            if isinstance(member, FunctionValue) and member.node is not None and any(
-                    isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
-                    for d in member.node.decorators):
+            if isinstance(member, FunctionValue) and "classmethod" in _decorators(member):
                 return BoundMethod(member, base)  # Weights.verify(w): cls is the class
             return member
         if isinstance(base, SuperValue):
@@ -618,6 +655,8 @@ class Expressions:
             return self.tuple_index(node, base)
         if isinstance(base, LayerValue) and base.kind == "Sequential" and base.repeated is None:
             return self.sequential_index(node, base)
+        if isinstance(base, Iterable) and base.items is not None:
+            return self.tuple_index(node, TupleValue(base.items))
         if isinstance(base, Iterable) and isinstance(base.element, AbstractArray) and \
                 len(node.slice) == 1:
             item = self.index_items(node)

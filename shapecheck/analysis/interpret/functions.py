@@ -123,6 +123,14 @@ def _renamed(value: Value, renames: dict) -> Value:
     return value
 
 
+def _holds_array(value: Value) -> bool:
+    if isinstance(value, AbstractArray):
+        return True
+    if isinstance(value, TupleValue):
+        return any(_holds_array(v) for v in value.items)
+    return not isinstance(value, (IntValue, ConstValue, ClassValue, ModuleRef, PartialValue))
+
+
 def _is_none(default) -> bool:
     return isinstance(default, cst.Name) and default.value == "None"
 
@@ -292,7 +300,7 @@ class Functions:
                 self.exec_block(node.body.body)
             else:
                 self.exec_block([node.body])
-            frame = self.frame
+            frame, ended = self.frame, self.flow  # the body's own flow: did every path return?
         finally:
             self.pending_calls = saved_calls
             self.no_grad -= no_grad
@@ -302,7 +310,7 @@ class Functions:
         if frame.is_generator or node.asynchronous is not None:
             return UNKNOWN_VALUE
         returns = frame.returns if frame.returns else [ConstValue(None)]
-        if self.flow is None and frame.returns and _may_fall_through(node):
+        if ended is None and frame.returns and _may_fall_through(node):
             returns = returns + [ConstValue(None)]
         out = returns[0]
         for value in returns[1:]:
@@ -408,11 +416,14 @@ class Functions:
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func, given=value is not None)
             # **kwargs holds the keywords the call gave beyond the named parameters (none,
-            # analyzed on its own: a builder's **kwargs run the callee's defaults). *args stays
-            # unknown: each call of a wrapper like mlarr(*args) would make its array in the
-            # same storage, and one call's writes would pass for another's.
+            # analyzed on its own: a builder's **kwargs run the callee's defaults). *args holds
+            # the positional extras when no array is among them (a builder's [4, 8, 4]); with
+            # arrays it stays unknown: each call of a wrapper like mlarr(*args) would make its
+            # array in the same storage, and one call's writes would pass for another's.
             if isinstance(params.star_arg, cst.Param):
-                scope.vars[params.star_arg.name.value] = UNKNOWN_VALUE
+                extra = tuple(args[len(positional):])
+                scope.vars[params.star_arg.name.value] = TupleValue(extra) if extra and not any(
+                    _holds_array(v) for v in extra) else UNKNOWN_VALUE
             if isinstance(params.star_kwarg, cst.Param):
                 named = {p.name.value for p in (*positional, *params.kwonly_params)}
                 scope.vars[params.star_kwarg.name.value] = UNKNOWN_VALUE if more else DictValue(
@@ -493,11 +504,12 @@ class Functions:
                     # (-1) that callers replace, so the parameter is a size the code names.
                     return IntValue(sym(param.name.value))
                 return default
-            if isinstance(default, (ModuleRef, PartialValue)) or isinstance(
+            if isinstance(default, (ModuleRef, PartialValue, ClassValue)) or isinstance(
                     default, ConstValue) and isinstance(default.value, (bool, str, float)) or \
                     _constant_tuple(default):
                 # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
-                # mode="nearest", width_mult=1.0, dims=(96, 192, 384, 768): a caller that
+                # block=InvertedResidual, mode="nearest", width_mult=1.0,
+                # dims=(96, 192, 384, 768): a caller that
                 # gives no other value runs the default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE

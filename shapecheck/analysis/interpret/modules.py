@@ -18,8 +18,10 @@ from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
 from ...runtime.nn.sizes import (
     SIZE_ARGUMENTS,
+    STORED_SHAPES,
     batched_input,
     bound_arguments,
+    stored_as_given,
     stored_size,
     trailing_features,
 )
@@ -31,6 +33,7 @@ from ..values import (
     BoundMethod,
     ClassValue,
     ConstValue,
+    FloatValue,
     FunctionValue,
     InstanceValue,
     IntValue,
@@ -40,7 +43,11 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .env import SequentialInit, SuperValue
+from .env import LayerInit, SequentialInit, SuperValue
+
+LAYER_OF_INSTANCE = " torch.nn layer"
+"""The attribute holding the layer an instance of a class derived from one is (not an
+identifier: no code can set it)."""
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 from .operands import FAIL, array_arg
 
@@ -158,13 +165,26 @@ class Modules:
     def layer_attribute(self, layer: LayerValue, name: str) -> Value:
         """``self.fc.in_features``, ``conv.out_channels``: the size the constructor was given
         (or its default), which torch keeps under the argument's name."""
-        if not stored_size(layer.kind, name):
+        if STORED_SHAPES.get(layer.kind) == name:
+            try:
+                built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
+                                    {k: _runtime_arg(v) for k, v in layer.kwargs})
+            except Exception:
+                built = None  # torch refuses the constructor, or it is not modelled
+            if built is None:
+                return UNKNOWN_VALUE
+            return TupleValue(tuple(IntValue(d) for d in built[name]))
+        given = stored_as_given(layer.kind, name)
+        if not (given or stored_size(layer.kind, name)):
             return UNKNOWN_VALUE
         bound = dict(bound_arguments(layer.kind, list(layer.args), dict(layer.kwargs)))
         if name in bound:
             value = bound[name]
-            return value if isinstance(value, IntValue) else UNKNOWN_VALUE
+            return value if isinstance(value, IntValue) or given and isinstance(
+                value, (ConstValue, FloatValue)) else UNKNOWN_VALUE
         default = dict(NN_LAYERS[layer.kind].signature).get(name)
+        if given and isinstance(default, float):
+            return ConstValue(default)
         return IntValue(default) if isinstance(default, int) and not isinstance(default, bool) \
             else UNKNOWN_VALUE
 
@@ -398,7 +418,25 @@ class Modules:
             if isinstance(base, ModuleRef) and base.qualname == "torch.nn.Sequential" and \
                     name == "__init__":
                 return SequentialInit(sup.instance)
+            if isinstance(base, ModuleRef) and base.qualname[9:] == sup.cls.layer_base and \
+                    name == "__init__":
+                return LayerInit(sup.instance, sup.cls.layer_base)
         return UNKNOWN_VALUE
+
+    def layer_init(self, instance: InstanceValue, kind: str, args: list, kwargs: dict) -> Value:
+        """The torch.nn layer an instance of a class derived from it is (its constructor's
+        arguments), kept to read its sizes and to run it when the class has no forward."""
+        instance.attrs[LAYER_OF_INSTANCE] = self.layer_value(kind, args, kwargs)
+        return ConstValue(None)
+
+    def inherited_layer_attribute(self, node, instance: InstanceValue, name: str) -> Value:
+        """``self.normalized_shape``, ``self.weight`` of a class derived from nn.LayerNorm."""
+        layer = instance.attrs.get(LAYER_OF_INSTANCE)
+        if not isinstance(layer, LayerValue):
+            return UNKNOWN_VALUE
+        if name in ("weight", "bias"):
+            return self.layer_parameter(node, layer, name)
+        return self.layer_attribute(layer, name)
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,
                     node: cst.CSTNode | None = None) -> Value:
@@ -420,6 +458,8 @@ class Modules:
                 self.forward_of_built(cls, instance, node)
         elif init is None and cls.sequential:
             self.sequential_init(instance, args, kwargs)  # nn.Sequential's own __init__
+        elif init is None and cls.layer_base is not None:
+            self.layer_init(instance, cls.layer_base, args, kwargs)  # the layer's own __init__
         return instance
 
     def forward_of_built(self, cls: ClassValue, instance: InstanceValue, node: cst.CSTNode) -> None:

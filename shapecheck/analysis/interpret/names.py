@@ -22,7 +22,7 @@ its value unknown."""
 BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tuple", "list",
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
-                       "getattr", "hasattr", "map", "all", "any", "dict"})
+                       "getattr", "hasattr", "setattr", "map", "all", "any", "dict"})
 
 
 BINOPS = {

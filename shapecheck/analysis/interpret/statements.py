@@ -10,6 +10,7 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.creation import literal_shape
 from ...runtime.dims import UNKNOWN, eq
+from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.rules import indexing as rt_indexing
 from ..values import (
     UNKNOWN_VALUE,
@@ -149,8 +150,13 @@ class Statements:
         scope = Scope(self.frame.scope, "class")
         sequential = any(isinstance(b, ModuleRef) and b.qualname == "torch.nn.Sequential"
                          or isinstance(b, ClassValue) and b.sequential for b in bases)
+        layer_base = next((b.qualname[9:] if isinstance(b, ModuleRef) else b.layer_base
+                           for b in bases if isinstance(b, ModuleRef) and
+                           b.qualname.startswith("torch.nn.") and b.qualname[9:] in NN_LAYERS
+                           or isinstance(b, ClassValue) and b.layer_base), None)
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn, bases=tuple(bases), sequential=sequential)
+                         is_nn_module=is_nn or layer_base is not None, bases=tuple(bases),
+                         sequential=sequential, layer_base=layer_base)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)

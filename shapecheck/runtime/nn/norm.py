@@ -14,6 +14,7 @@ from ..verdicts import Result, RuleWarning
 from .base import (
     FUNCTIONAL,
     NOT_GIVEN,
+    PARAMETERS,
     NotModelled,
     argument_error,
     dim_arg,
@@ -186,8 +187,12 @@ def group_norm(x: Shape, num_groups, num_channels=None) -> Result:
     n, c = known_int(x[0]), known_int(x[1])
     g = known_int(num_groups)
     if None in (n, c, g) or not all(known_int(d) is not None for d in x[2:]):
-        if num_channels is not None and eq(x[1], num_channels) is False:
-            raise NotModelled("a channel mismatch whose message order depends on unknown sizes")
+        if num_channels is not None and widths_differ(x[1], num_channels):
+            # Certain to fail; which check speaks first (one value per group, divisibility, the
+            # weight's size) depends on the unknown sizes: the weight's is the mismatch itself.
+            raise layer_error(f"Expected weight to be a vector of size equal to the number of "
+                              f"channels in input, but got weight of shape [{num_channels}] and "
+                              f"input of shape {torch_size(x)}", "RuntimeError", x, dim=1)
         return Result.of(x)
     verified = [n * c // g, g] + list(x[2:])
     if product(verified[:1] + verified[2:]) == 1:
@@ -229,4 +234,119 @@ register("LocalResponseNorm", [("size", NOT_GIVEN), ("alpha", 1e-4), ("beta", 0.
          lambda a: a, lambda layer, x: local_response_norm(x, layer["size"]), keeps_shape=True)
 FUNCTIONAL["local_response_norm"] = local_response_norm
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "local_response_norm", "rms_norm"]
+
+
+# --------------------------------------------------------------------------- the functional forms
+
+
+def _vector(shape, name: str, size, x: Shape, message: str) -> None:
+    """A per-channel (or per-element) tensor of ``shape`` where torch wants ``size`` elements."""
+    if shape is None:
+        return
+    shape = tuple(shape)
+    if len(shape) != 1:
+        raise NotModelled(f"a {name} of {len(shape)} dims")
+    if widths_differ(shape[0], size):
+        raise layer_error(message.format(name=name, got=shape[0]), "RuntimeError", x)
+
+
+def layer_norm_functional(x: Shape, normalized_shape, weight=None, bias=None, eps=1e-5) -> Result:
+    """F.layer_norm(input, normalized_shape, weight, bias): weight and bias are normalized_shape."""
+    if not isinstance(normalized_shape, (tuple, list)) or not all(is_dim(d) for d in normalized_shape):
+        raise NotModelled("a normalized_shape that is no tuple of sizes (torch's TypeError)")
+    shape = tuple(normalized_shape)
+    if not shape:
+        raise layer_error("Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+                          "at least one element, but got normalized_shape = []", "RuntimeError", x)
+    for name, given in (("weight", weight), ("bias", bias)):
+        if given is not None and (len(tuple(given)) != len(shape) or any(
+                widths_differ(a, b) for a, b in zip(given, shape))):
+            if len(tuple(given)) == len(shape) and not all(
+                    known_int(a) is not None for a in given):
+                raise NotModelled("a symbolic weight that differs")
+            raise layer_error(f"Expected {name} to be of same shape as normalized_shape, but got "
+                              f"{name} of shape {torch_size(tuple(given))} and normalized_shape = "
+                              f"{torch_size(shape)}", "RuntimeError", x)
+    return layer_norm(x, shape)
+
+
+def rms_norm_functional(x: Shape, normalized_shape, weight=None, eps=None) -> Result:
+    """F.rms_norm(input, normalized_shape, weight): weight is normalized_shape."""
+    if not isinstance(normalized_shape, (tuple, list)) or not normalized_shape or \
+            not all(is_dim(d) for d in normalized_shape):
+        raise NotModelled("a normalized_shape that is no tuple of sizes")
+    shape = tuple(normalized_shape)
+    if weight is not None and (len(tuple(weight)) != len(shape) or any(
+            widths_differ(a, b) for a, b in zip(weight, shape))):
+        if len(tuple(weight)) == len(shape) and not all(known_int(a) is not None for a in weight):
+            raise NotModelled("a symbolic weight that differs")
+        raise layer_error(f"Expected weight to be of same shape as normalized_shape, but got weight "
+                          f"of shape {torch_size(tuple(weight))} and normalized_shape = "
+                          f"{torch_size(shape)}", "RuntimeError", x)
+    return rms_norm(x, shape)
+
+
+def group_norm_functional(x: Shape, num_groups, weight=None, bias=None, eps=1e-5) -> Result:
+    """F.group_norm(input, num_groups, weight, bias): weight has the input's channel count."""
+    if not is_dim(num_groups) or bias is not None and weight is None:
+        raise NotModelled("groups not a size, or a bias without a weight")
+    if bias is not None and tuple(bias) != tuple(weight):
+        raise NotModelled("a bias that differs from the weight (torch's message names the weight)")
+    if weight is not None and len(tuple(weight)) != 1:
+        raise NotModelled("a weight of several dims")
+    return group_norm(x, num_groups, tuple(weight)[0] if weight is not None else None)
+
+
+def batch_norm_functional(x: Shape, running_mean=None, running_var=None, weight=None, bias=None,
+                          training=False, momentum=0.1, eps=1e-5) -> Result:
+    """F.batch_norm: each of running_mean, running_var, weight and bias, when given, holds one
+    element per channel (dim 1); in eval mode the running statistics must be given."""
+    x = tuple(x)
+    if len(x) < 2 or not isinstance(training, bool):
+        raise NotModelled("an input of fewer than 2 dims, or a mode not known")
+    if any(known_int(d) == 0 for d in x):
+        raise NotModelled("an empty batch (torch skips its checks)")
+    if training:
+        _single_value(product((x[0],) + x[2:]), True,
+                      f"Expected more than 1 value per channel when training, got input size "
+                      f"{size_repr(x)}", x)
+    for name, given in (("running_mean", running_mean), ("running_var", running_var)):
+        if not training and given is None:
+            raise layer_error(f"{name} must be defined in evaluation mode", "RuntimeError", x)
+    for name, given in (("running_mean", running_mean), ("running_var", running_var),
+                        ("weight", weight), ("bias", bias)):
+        _vector(given, name, x[1], x, "{name} should contain " + str(x[1]) + " elements not {got}")
+    if (running_mean is None) != (running_var is None):
+        raise layer_error("running_mean and running_var must either both be None or neither be None",
+                          "ValueError", x)
+    return Result.of(x)
+
+
+def _affine(size_of, flag_name: str, bias_flag: str | None = None):
+    """weight and bias of ``size_of(layer)`` when the layer has them (``affine=True``)."""
+    def shape(layer, name: str):
+        if name not in ("weight", "bias") or not flag(layer[flag_name]):
+            return None
+        if name == "bias" and bias_flag is not None and not flag(layer[bias_flag]):
+            return None
+        return size_of(layer)
+    return shape
+
+
+for _kind in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+              "InstanceNorm3d"):
+    PARAMETERS[_kind] = _affine(lambda layer: (layer["num_features"],), "affine")
+PARAMETERS["GroupNorm"] = _affine(lambda layer: (layer["num_channels"],), "affine")
+PARAMETERS["LayerNorm"] = _affine(lambda layer: tuple(layer["normalized_shape"]),
+                                  "elementwise_affine", "bias")
+PARAMETERS["RMSNorm"] = lambda layer, name: tuple(layer["normalized_shape"]) if name == "weight" \
+    and flag(layer["elementwise_affine"]) else None
+
+FUNCTIONAL["layer_norm"] = layer_norm_functional
+FUNCTIONAL["rms_norm"] = rms_norm_functional
+FUNCTIONAL["group_norm"] = group_norm_functional
+FUNCTIONAL["batch_norm"] = batch_norm_functional
+
+__all__ = ["batch_norm", "batch_norm_functional", "group_norm", "group_norm_functional",
+           "layer_norm", "layer_norm_functional", "local_response_norm", "rms_norm",
+           "rms_norm_functional"]

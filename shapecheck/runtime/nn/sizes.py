@@ -90,6 +90,21 @@ _NOT_STORED = {"TransformerEncoderLayer": {"d_model", "nhead", "dim_feedforward"
                "Transformer": {"dim_feedforward"}}
 
 
+STORED_SHAPES = {"LayerNorm": "normalized_shape", "RMSNorm": "normalized_shape"}
+"""Layer kind -> an attribute torch keeps as a tuple of sizes, normalized as the built layer
+has it (``nn.LayerNorm(96).normalized_shape`` is ``(96,)``)."""
+
+
+_NORMS = ("BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm")
+
+
+def stored_as_given(kind: str, name: str) -> bool:
+    """``nn.<kind>(...).<name>`` is the argument as the constructor was given it: a norm's eps
+    (a subclass's forward hands ``self.eps`` to F.layer_norm)."""
+    return name == "eps" and kind.startswith(_NORMS) and kind in LAYERS and \
+        any(n == name for n, _ in LAYERS[kind].signature)
+
+
 def stored_size(kind: str, name: str) -> bool:
     """``nn.<kind>(...).<name>`` is the constructor's size argument of that name as given
     (``fc.in_features``, ``conv.out_channels``, ``lstm.hidden_size``): what a model reads to
@@ -130,5 +145,5 @@ def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[s
     return list(zip(names, args)) + list(kwargs.items())
 
 
-__all__ = ["BATCHED_INPUT", "CONTAINERS", "SIZE_ARGUMENTS", "BatchedInput", "batched_input",
-           "bound_arguments", "is_layer_subclass", "stored_size", "trailing_features"]
+__all__ = ["BATCHED_INPUT", "CONTAINERS", "SIZE_ARGUMENTS", "STORED_SHAPES", "BatchedInput", "batched_input",
+           "bound_arguments", "is_layer_subclass", "stored_as_given", "stored_size", "trailing_features"]
