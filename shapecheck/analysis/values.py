@@ -277,8 +277,13 @@ class ClassValue:
     members: dict = field(default_factory=dict, repr=False)
     is_nn_module: bool = False
     bases: tuple = field(default=(), repr=False)  # the values the class statement names
-    sequential: bool = False  # torch.nn.Sequential is among its bases: it runs its children
+    container: str | None = None  # "Sequential", "ModuleList" or "ModuleDict" among its bases
     layer_base: str | None = None  # the torch.nn layer among its bases (``class LN(nn.LayerNorm)``)
+
+    @property
+    def sequential(self) -> bool:
+        """Derived from nn.Sequential: calling it runs its children."""
+        return self.container == "Sequential"
 
 
 @dataclass(frozen=True, eq=False)

@@ -248,3 +248,65 @@ def test_a_class_derived_from_a_layer_is_that_layer(factor, raises):
     at = line_of(source, "        return self.gn(self.bn(self.norm(self.conv(x))))")
     assert findings(source) == ([(at, "SC113")] if raises else [])
     assert run(source, "Net().eval()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if raises else None)
+
+
+CONFIG = """
+    import copy
+    import torch
+    from torch import nn
+
+    class Config:
+        def __init__(self, cin, cout, layers):
+            self.cin = cin
+            self.cout = cout
+            self.layers = layers
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout):
+            super().__init__()
+            self.add_module("conv", nn.Conv2d(cin, cout, 3, padding=1))
+            self.add_module("norm", nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            if isinstance(x, torch.Tensor):
+                x = [x]
+            return self.norm(self.conv(torch.cat(x, 1)))
+
+    class Stage(nn.ModuleDict):
+        def __init__(self, cnf):
+            super().__init__()
+            for i in range(cnf.layers):
+                block_cnf = copy.copy(cnf)
+                if i:
+                    block_cnf.cin = block_cnf.cout
+                self.add_module("block%d" % (i + 1), Block(block_cnf.cin, block_cnf.cout))
+
+        def forward(self, x):
+            for name, block in self.items():
+                x = block(x)
+            return x
+
+    class Net(nn.Module):
+        def __init__(self, **kwargs):
+            super().__init__()
+            drop = kwargs.pop("drop", 0.0)
+            self.stage = Stage(Config(8, 16, 2))
+            self.pool = nn.Sequential(nn.Dropout(drop), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.head = nn.Linear({HEAD}, 2, **kwargs)
+
+        def forward(self, x):
+            return self.head(self.pool(self.stage(x)))
+
+    def net():
+        return Net(drop=0.1)
+    """
+
+
+@pytest.mark.parametrize("head,raises", [("16", False), ("8", True)])
+def test_module_dicts_add_module_copies_and_popped_keywords_keep_the_widths(head, raises):
+    # The copy's cin is the second block's own (16), not the first's: copy.copy made a new
+    # config; kwargs lost "drop" to pop, so the Linear takes only what is left.
+    source = CONFIG.replace("{HEAD}", head)
+    at = line_of(source, "        return self.head(self.pool(self.stage(x)))")
+    assert findings(source) == ([(at, "SC106")] if raises else [])
+    assert run(source, "net().eval()(torch.zeros(2, 8, 4, 4))") == ("RuntimeError" if raises else None)

@@ -110,6 +110,11 @@ def instance_test(value: Value, classes: Value) -> Value:
             answer = is_layer_subclass(value.kind, target.qualname.rsplit(".", 1)[1])
         elif isinstance(value, InstanceValue) and isinstance(target, (ClassValue, ModuleRef)):
             answer = _subclass_of(value.cls, target)
+        elif isinstance(target, ModuleRef) and target.qualname in ("torch.Tensor", "numpy.ndarray"):
+            if isinstance(value, AbstractArray) and not value.maybe_not_array:
+                answer = value.library == target.qualname.split(".")[0]
+            elif _python_type(value) is not None:
+                answer = False  # a list, a dict, a number is no array
         elif isinstance(target, ModuleRef) and target.qualname in _PYTHON_TYPES:
             known = _python_type(value)
             answer = None if known is None else issubclass(known, _PYTHON_TYPES[target.qualname])

@@ -52,7 +52,7 @@ from .env import (
     ModuleMethod,
     OptimizerMethod,
     PartialValue,
-    SequentialInit,
+    ContainerInit,
 )
 from .modules import LAYER_OF_INSTANCE
 from .names import (
@@ -206,7 +206,7 @@ class Calls:
         return self.fresh(replace(two, shape=shape), node, "result", operands=(element,))
 
     def unknown_result(self, func: Value, args: list) -> Value:
-        if isinstance(func, SequentialInit):
+        if isinstance(func, ContainerInit):
             func.instance.attrs["0"] = UNKNOWN_VALUE  # children not known: nor is its output
         if isinstance(func, ArrayMethod):
             return AbstractArray(None, None, func.array.library)
@@ -264,12 +264,12 @@ class Calls:
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
                                       [node] * len(func.args) + list(arg_nodes))
-        if isinstance(func, SequentialInit):
-            return self.sequential_init(func.instance, args, kwargs)
+        if isinstance(func, ContainerInit):
+            return self.container_init(func.instance, args, kwargs)
         if isinstance(func, LayerInit):
             return self.layer_init(func.instance, func.kind, args, kwargs)
-        if isinstance(func, DictView) and not args and not kwargs:
-            return self.dict_view(func)
+        if isinstance(func, DictView) and not kwargs:
+            return self.dict_view(func, args)
         if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
                 isinstance(args[0].value, str) and len(args) <= 2 and not kwargs:
             found = func.items.get(args[0].value)

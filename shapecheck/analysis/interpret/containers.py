@@ -30,13 +30,15 @@ from ..values import (
     Value,
     join_values,
 )
+from .env import DictView
 from .names import LIST_MUTATORS, NON_MUTATING_BUILTINS
 
 UNROLL_ITEMS = 64
 """A loop over more items than this runs to a fixed point."""
 
 UNROLL_BUDGET = 2000
-"""Loop bodies one file may walk item by item; past it, loops run to a fixed point."""
+"""Loop bodies the analysis of one function or class (with the calls it makes) may walk item by
+item; past it, loops run to a fixed point."""
 
 
 def _breaks(statements) -> bool:
@@ -70,9 +72,9 @@ def _is_module(value: Value) -> bool:
     return isinstance(value, LayerValue) or isinstance(value, InstanceValue) and value.cls.is_nn_module
 
 
-_SEQUENTIAL_INIT = " nn.Sequential.__init__ ran"
-"""The attribute an instance of an nn.Sequential subclass gets when its base __init__ ran (not
-an identifier: no code can set it)."""
+_CONTAINER_INIT = " container __init__ ran"
+"""The attribute an instance of a class derived from nn.Sequential, ModuleList or ModuleDict
+gets when its base __init__ ran (not an identifier: no code can set it)."""
 
 _FILLERS = frozenset({"append", "extend", "add_module", "register_module"})
 
@@ -82,7 +84,9 @@ _MODULE_READERS = frozenset({
     "named_children", "modules", "named_modules", "state_dict", "load_state_dict", "train",
     "eval", "to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "apply",
     "zero_grad", "requires_grad_", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook", "extra_repr", "get_submodule", "get_parameter"})
+    "register_full_backward_hook", "extra_repr", "get_submodule", "get_parameter",
+    "items", "values", "keys", "get", "index", "count", "__len__", "__iter__", "__getitem__",
+    "__contains__"})
 
 
 def _is_sequential(value: Value) -> bool:
@@ -93,7 +97,7 @@ def _has_children(value: Value, method: str) -> bool:
     """A Sequential, or an instance of a class derived from one, whose ``method`` comes from
     torch: it may change the children (the class's own methods are analyzed)."""
     return _is_sequential(value) or isinstance(value, InstanceValue) and \
-        value.cls.sequential and method not in value.cls.members
+        value.cls.container is not None and method not in value.cls.members
 
 
 def _module_pairs(value: Value) -> tuple | None:
@@ -131,6 +135,10 @@ class Containers:
             return value.items
         if isinstance(value, LayerValue) and value.kind == "Sequential":
             return value.layers
+        if isinstance(value, InstanceValue) and value.cls.container in ("Sequential", "ModuleList") \
+                and "__iter__" not in value.cls.members:
+            pairs = self.child_pairs(value)  # for block in self: its children
+            return tuple(v for _, v in pairs) if pairs is not None else None
         if isinstance(value, DictValue):
             return tuple(ConstValue(key) for key, _ in value.items)
         return None
@@ -200,6 +208,8 @@ class Containers:
             method = node.func.attr.value
             if method in _FILLERS and not kwargs and self.filled(node.func.value, method, args):
                 return
+            if method == "pop" and self.popped(node.func.value, args):
+                return
             holder = node.func.value
             if method in LIST_MUTATORS or method not in _MODULE_READERS and \
                     isinstance(holder, (cst.Name, cst.Attribute)) and \
@@ -223,12 +233,19 @@ class Containers:
             return False
         value = self.held(holder)
         item = args[-1]
-        if isinstance(value, InstanceValue) and value.cls.sequential:
+        if isinstance(value, InstanceValue) and value.cls.container is not None:
             if method == "extend":
                 return False
             name = args[0].value if method != "append" and isinstance(args[0], ConstValue) and \
                 isinstance(args[0].value, str) else f" child {len(value.attrs)}"
             value.attrs[name] = item
+            return True
+        if isinstance(value, InstanceValue) and value.cls.is_nn_module and \
+                method in ("add_module", "register_module"):
+            # self.add_module("norm1", norm) is self.norm1 = norm
+            if not (isinstance(args[0], ConstValue) and isinstance(args[0].value, str)):
+                return False
+            value.attrs[args[0].value] = item
             return True
         if _is_sequential(value):
             if method == "extend" or self.frame.loops or value.repeated is not None:
@@ -243,8 +260,7 @@ class Containers:
         added = (item,) if method == "append" else self.items_of(item)
         if added is None:
             return False
-        if isinstance(value, TupleValue) and value.is_list and not self.frame.loops and \
-                not any(isinstance(v, AbstractArray) for v in (*value.items, *added)):
+        if isinstance(value, TupleValue) and value.is_list and not self.frame.loops:
             self.assign(holder, TupleValue(value.items + tuple(added), True), holder)
             return True
         if method != "append" or not (isinstance(item, AbstractArray) or _is_module(item)):
@@ -260,6 +276,18 @@ class Containers:
             joined = join_values(joined, other)
         kept = isinstance(joined, AbstractArray) or _is_module(joined)
         self.assign(holder, Iterable(joined) if kept else UNKNOWN_VALUE, holder)
+        return True
+
+    def popped(self, holder: cst.BaseExpression, args: list) -> bool:
+        """``kwargs.pop("drop_rate", 0.1)`` on a dict of known keys: the key is gone from it."""
+        if not isinstance(holder, (cst.Name, cst.Attribute)) or not args or self.frame.loops or \
+                not (isinstance(args[0], ConstValue) and isinstance(args[0].value, str)):
+            return False
+        held = self.held(holder)
+        if not isinstance(held, DictValue):
+            return False
+        self.assign(holder, DictValue(tuple((k, v) for k, v in held.items if k != args[0].value)),
+                    holder)
         return True
 
     def held(self, holder: cst.BaseExpression) -> Value:
@@ -281,8 +309,8 @@ class Containers:
             return
         with self.suppressed():
             value = self.eval(holder)
-        if isinstance(value, InstanceValue) and value.cls.sequential and not handed:
-            value.attrs.pop(_SEQUENTIAL_INIT, None)  # its children are no longer known
+        if isinstance(value, InstanceValue) and value.cls.container is not None and not handed:
+            value.attrs.pop(_CONTAINER_INIT, None)  # its children are no longer known
             return
         if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
                 isinstance(value, DictValue) or \
@@ -304,9 +332,18 @@ class Containers:
         self.assign(holder, DictValue(items), holder)
         return True
 
-    def dict_view(self, view) -> Value:
-        """``d.items()``, ``d.values()``, ``d.keys()`` of a dict of known keys, in order."""
+    def dict_view(self, view, args: list) -> Value:
+        """``d.items()``, ``d.values()``, ``d.keys()`` of a dict of known keys, in order;
+        ``d.pop("k", default)``: the value under "k", else the default (forget_mutated_lists
+        removes the key)."""
         pairs = view.items.items
+        if view.name == "pop":
+            if not args or len(args) > 2 or not isinstance(args[0], ConstValue):
+                return UNKNOWN_VALUE
+            found = view.items.get(args[0].value)
+            return found if found is not None else args[1] if len(args) == 2 else UNKNOWN_VALUE
+        if args:
+            return UNKNOWN_VALUE
         if view.name == "keys":
             items = tuple(ConstValue(key) for key, _ in pairs)
         elif view.name == "values":
@@ -374,31 +411,60 @@ class Containers:
                               operands=(value,))
         return out
 
-    def sequential_init(self, instance: InstanceValue, args: list, kwargs: dict) -> Value:
-        """``super().__init__(*layers)`` in a class derived from nn.Sequential: the layers are
-        its first children, named "0", "1"... as torch names them."""
-        instance.attrs[_SEQUENTIAL_INIT] = ConstValue(True)
-        container = self.container_module("Sequential", args, kwargs)
-        if _is_sequential(container):
-            for index, (name, child) in enumerate(zip(container.names, container.layers)):
-                instance.attrs[name or str(index)] = child
+    def container_init(self, instance: InstanceValue, args: list, kwargs: dict) -> Value:
+        """``super().__init__(*layers)`` in a class derived from nn.Sequential (or
+        ``super().__init__(modules)`` from ModuleList / ModuleDict): the modules are its first
+        children, named "0", "1"... (or by their keys) as torch names them."""
+        instance.attrs[_CONTAINER_INIT] = ConstValue(True)
+        kind = instance.cls.container
+        if kind != "Sequential" and not args and not kwargs:
+            return ConstValue(None)
+        made = self.container_module(kind, args, kwargs)
+        if _is_sequential(made):
+            pairs = zip(made.names, made.layers)
+        elif isinstance(made, TupleValue):
+            pairs = (("", item) for item in made.items)
+        elif isinstance(made, DictValue):
+            pairs = made.items
         else:
             instance.attrs["0"] = UNKNOWN_VALUE  # children not known: the instance's run is not
+            return ConstValue(None)
+        for index, (name, child) in enumerate(pairs):
+            instance.attrs[name or str(index)] = child
         return ConstValue(None)
 
+    def child_pairs(self, instance: InstanceValue) -> tuple | None:
+        """(name, module) of a container subclass's children, in the order they were set (those
+        ``super().__init__`` took, then each ``self.name = module`` or ``add_module``); None when
+        they are not known: its base __init__ was not seen, or a value that may be a module is
+        unknown."""
+        if _CONTAINER_INIT not in instance.attrs:
+            return None
+        pairs = []
+        for name, value in instance.attrs.items():
+            if _is_module(value):
+                pairs.append((name, value))
+            elif value is UNKNOWN_VALUE or isinstance(value, AbstractArray) and value.maybe_not_array:
+                return None  # a parameter nothing is known of may be a module
+        return tuple(pairs)
+
     def children_of(self, instance: InstanceValue) -> LayerValue:
-        """An nn.Sequential subclass's children: its modules in the order they were set (those
-        ``super().__init__`` took, then each ``self.name = module``). A value that may be a
-        module, unknown, makes the children unknown: an unknown child."""
-        if _SEQUENTIAL_INIT not in instance.attrs:
+        """An nn.Sequential subclass's children as a Sequential (an unknown child when they are
+        not known)."""
+        pairs = self.child_pairs(instance)
+        if pairs is None:
             return LayerValue("Sequential", layers=(UNKNOWN_VALUE,), names=("",))
-        children = []
-        for value in instance.attrs.values():
-            if _is_module(value) or value is UNKNOWN_VALUE:
-                children.append(value)
-            elif isinstance(value, AbstractArray) and value.maybe_not_array:
-                children.append(UNKNOWN_VALUE)  # a parameter nothing is known of
-        return LayerValue("Sequential", layers=tuple(children), names=("",) * len(children))
+        return LayerValue("Sequential", layers=tuple(v for _, v in pairs),
+                          names=tuple(k for k, _ in pairs))
+
+    def container_view(self, instance: InstanceValue, name: str) -> Value | None:
+        """``self.items()`` of a ModuleDict subclass (``self.values()``, ``self.keys()``): the
+        children; None for another class or name."""
+        if instance.cls.container != "ModuleDict" or name not in ("items", "values", "keys") or \
+                name in instance.cls.members:
+            return None
+        pairs = self.child_pairs(instance)
+        return DictView(DictValue(pairs), name) if pairs is not None else UNKNOWN_VALUE
 
     def ordered_dict(self, args: list, kwargs: dict) -> Value:
         """``OrderedDict([("conv", conv), ("relu", relu)])`` as a dict of known string keys."""

@@ -158,6 +158,7 @@ class Context:
         self.flow = None
         while self.deferred:
             kind, item = self.deferred.popleft()
+            self.unrolled = 0  # each function and class has the whole budget of unrolled loops
             if kind == "class":
                 self.analyze_class(item)
             elif id(item) not in self.analyzed:

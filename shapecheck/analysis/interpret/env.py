@@ -79,9 +79,9 @@ class SuperValue:
 
 
 @dataclass(frozen=True)
-class SequentialInit:
-    """``super().__init__`` of a class derived from nn.Sequential: its arguments are the
-    instance's first children."""
+class ContainerInit:
+    """``super().__init__`` of a class derived from nn.Sequential, ModuleList or ModuleDict:
+    its arguments are the instance's first children."""
 
     instance: Any
 

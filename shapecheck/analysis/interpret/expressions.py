@@ -56,6 +56,7 @@ from .env import (
     PartialValue,
     Scope,
 )
+from .modules import LAYER_BUFFERS
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
 
@@ -223,6 +224,24 @@ def _decorators(func: FunctionValue) -> set[str]:
     if func.node is None:
         return set()
     return {d.decorator.value for d in func.node.decorators if isinstance(d.decorator, cst.Name)}
+
+
+def _formatted(template: str, values: Value) -> Value:
+    """``template % values`` of known values (printf-style formatting of a name)."""
+    items = values.items if isinstance(values, TupleValue) and not values.is_list else (values,)
+    plain = [_constant(item) for item in items]
+    if any(p is None for p in plain):
+        return UNKNOWN_VALUE
+    try:
+        return ConstValue(template % tuple(p[0] for p in plain))
+    except (TypeError, ValueError, KeyError):
+        return UNKNOWN_VALUE
+
+
+def _yields_bool(node: cst.BaseExpression) -> bool:
+    """An expression whose value is a bool whatever its operands: ``not x``, a comparison."""
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) or \
+        isinstance(node, cst.Comparison)
 
 
 def _constant(value: Value) -> tuple | None:
@@ -448,6 +467,10 @@ class Expressions:
         if isinstance(left, ConstValue) and isinstance(right, ConstValue) and \
                 isinstance(left.value, bool) and isinstance(right.value, bool):
             return ConstValue(left.value and right.value if is_and else left.value or right.value)
+        if isinstance(right, ConstValue) and isinstance(right.value, bool) and \
+                right.value != is_and and _yields_bool(node.left):
+            # not self.training or self.track_running_stats (True): True whatever the left is
+            return ConstValue(right.value)
         return join_values(left, right) if isinstance(left, AbstractArray) else UNKNOWN_VALUE
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
@@ -540,6 +563,9 @@ class Expressions:
                 return BoundMethod(member, base.cls if "classmethod" in decorators else base)
             if member is None and base.cls.layer_base is not None:
                 return self.inherited_layer_attribute(node, base, name)
+            view = self.container_view(base, name) if member is None else None
+            if view is not None:
+                return view
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, ClassValue):
             member = base.members.get(name, UNKNOWN_VALUE)
@@ -558,11 +584,11 @@ class Expressions:
             return dict(base.fields).get(name, UNKNOWN_VALUE)
         if isinstance(base, DictValue) and name == "get":
             return DictGet(base)
-        if isinstance(base, DictValue) and name in ("items", "values", "keys"):
+        if isinstance(base, DictValue) and name in ("items", "values", "keys", "pop"):
             return DictView(base, name)
         if isinstance(base, LayerValue) and base.kind == "Sequential" and name in base.names:
             return self.sequential_child(base, name)
-        if isinstance(base, LayerValue) and name in ("weight", "bias"):
+        if isinstance(base, LayerValue) and (name in ("weight", "bias") or name in LAYER_BUFFERS):
             return self.layer_parameter(node, base, name)
         if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
             return ModuleMethod(base, name)
@@ -805,6 +831,8 @@ class Expressions:
             return ConstValue(known) if known is not None else _integral_float(op, left, right)
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
             return TupleValue(left.items + right.items, left.is_list)
+        if op == "remainder" and isinstance(left, ConstValue) and isinstance(left.value, str):
+            return _formatted(left.value, right)  # "denselayer%d" % (i + 1)
         if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \
                 isinstance(right.value, int):
             return TupleValue(left.items * right.value, left.is_list)

@@ -43,7 +43,10 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .env import LayerInit, SequentialInit, SuperValue
+from .env import LayerInit, ContainerInit, SuperValue
+
+LAYER_BUFFERS = frozenset({"running_mean", "running_var"})
+"""Tensors a layer keeps that are no Parameters (a norm's running statistics)."""
 
 LAYER_OF_INSTANCE = " torch.nn layer"
 """The attribute holding the layer an instance of a class derived from one is (not an
@@ -110,6 +113,11 @@ def _functional_arg(value: Value):
     return FAIL
 
 
+# Functional ops whose rule takes None for a train/eval flag the code does not know:
+# name -> (keyword, position).
+_MODE_ARGUMENTS = {"batch_norm": ("training", 5)}
+
+
 class Modules:
     def functional(self, node, name: str, args: list, kwargs: dict, arg_nodes: list) -> Value:
         """``F.conv2d(x, w, stride=2)``, ``F.linear``, ``F.max_pool2d``...: the runtime's nn
@@ -121,6 +129,15 @@ class Modules:
         origin = self.origin(node)
         converted = [_functional_arg(v) for v in args]
         options = {k: _functional_arg(v) for k, v in kwargs.items() if k != "inplace"}
+        mode = _MODE_ARGUMENTS.get(name)
+        if mode is not None:
+            # F.batch_norm(x, ..., self.training): a module's mode is not tracked; the rule
+            # takes None for "either mode" and decides what holds in both.
+            keyword, position = mode
+            if keyword in kwargs and kwargs[keyword] is not None and options[keyword] is FAIL:
+                options[keyword] = None
+            elif len(converted) > position and converted[position] is FAIL:
+                converted[position] = None
         if name == "embedding":
             options["dtype"] = x.dtype
         if FAIL in converted or FAIL in options.values():
@@ -143,7 +160,9 @@ class Modules:
 
     def layer_parameter(self, node, layer: LayerValue, name: str) -> Value:
         """``emb.weight``: the layer's Parameter, a leaf that requires grad, one storage per
-        layer and name however often it is read."""
+        layer and name however often it is read; ``bn.running_mean``: a buffer, which does
+        not require grad."""
+        buffer = name in LAYER_BUFFERS
         try:
             built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
                                 {k: _runtime_arg(v) for k, v in layer.kwargs})
@@ -155,11 +174,12 @@ class Modules:
         key = (id(layer), name)
         storage = self.parameter_storages.get(key)
         if storage is None:
-            storage = Storage(hash(key), f"{self.text(node, 40)}", leaf_grad=True)
+            storage = Storage(hash(key), f"{self.text(node, 40)}", leaf_grad=not buffer)
             self.parameter_storages[key] = storage
-            self.grad_storages.add(storage.id)
+            if not buffer:
+                self.grad_storages.add(storage.id)
         return AbstractArray(tuple(shape), "float32", "torch", self.origin(node),
-                             requires_grad=True,
+                             requires_grad=not buffer,
                              alias=Alias(storage, "base", deps=frozenset({storage.id})))
 
     def layer_attribute(self, layer: LayerValue, name: str) -> Value:
@@ -415,9 +435,9 @@ class Modules:
                 member = base.members[name]
                 return BoundMethod(member, sup.instance) if isinstance(member, FunctionValue) \
                     else member
-            if isinstance(base, ModuleRef) and base.qualname == "torch.nn.Sequential" and \
+            if isinstance(base, ModuleRef) and base.qualname[9:] == sup.cls.container and \
                     name == "__init__":
-                return SequentialInit(sup.instance)
+                return ContainerInit(sup.instance)
             if isinstance(base, ModuleRef) and base.qualname[9:] == sup.cls.layer_base and \
                     name == "__init__":
                 return LayerInit(sup.instance, sup.cls.layer_base)
@@ -434,7 +454,7 @@ class Modules:
         layer = instance.attrs.get(LAYER_OF_INSTANCE)
         if not isinstance(layer, LayerValue):
             return UNKNOWN_VALUE
-        if name in ("weight", "bias"):
+        if name in ("weight", "bias") or name in LAYER_BUFFERS:
             return self.layer_parameter(node, layer, name)
         return self.layer_attribute(layer, name)
 
@@ -456,8 +476,8 @@ class Modules:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
             if node is not None and cls.is_nn_module:
                 self.forward_of_built(cls, instance, node)
-        elif init is None and cls.sequential:
-            self.sequential_init(instance, args, kwargs)  # nn.Sequential's own __init__
+        elif init is None and cls.container is not None:
+            self.container_init(instance, args, kwargs)  # nn.Sequential's own __init__...
         elif init is None and cls.layer_base is not None:
             self.layer_init(instance, cls.layer_base, args, kwargs)  # the layer's own __init__
         return instance

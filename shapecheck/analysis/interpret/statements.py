@@ -17,6 +17,7 @@ from ..values import (
     AbstractArray,
     ClassValue,
     ConstValue,
+    DictValue,
     FunctionValue,
     InstanceValue,
     IntValue,
@@ -56,6 +57,25 @@ def _filled_default(node: cst.If) -> str | None:
                         for t in small.targets):
                     return name
     return None
+
+
+_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+
+
+def _truth(value, test: cst.BaseExpression):
+    """``if stage:`` of a list, dict or number whose contents are known: its truth (an empty
+    list is false). Anything else as evaluated."""
+    if not isinstance(test, (cst.Name, cst.Attribute)):
+        return value
+    if isinstance(value, TupleValue):
+        return ConstValue(bool(value.items))
+    if isinstance(value, DictValue):
+        return ConstValue(bool(value.items))
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return ConstValue(bool(value.value))
+    if isinstance(value, ConstValue) and type(value.value) in (str, int, float, type(None)):
+        return ConstValue(bool(value.value))
+    return value
 
 
 class Statements:
@@ -145,18 +165,19 @@ class Statements:
 
     def stmt_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [self.eval(arg.value) for arg in node.bases]
-        is_nn = any(isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
+        is_nn = any(isinstance(b, ModuleRef) and (b.qualname == "torch.nn.Module" or b.qualname in _CONTAINERS)
                     or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
-        sequential = any(isinstance(b, ModuleRef) and b.qualname == "torch.nn.Sequential"
-                         or isinstance(b, ClassValue) and b.sequential for b in bases)
+        container = next((b.qualname[9:] if isinstance(b, ModuleRef) else b.container
+                          for b in bases if isinstance(b, ModuleRef) and b.qualname in _CONTAINERS
+                          or isinstance(b, ClassValue) and b.container), None)
         layer_base = next((b.qualname[9:] if isinstance(b, ModuleRef) else b.layer_base
                            for b in bases if isinstance(b, ModuleRef) and
                            b.qualname.startswith("torch.nn.") and b.qualname[9:] in NN_LAYERS
                            or isinstance(b, ClassValue) and b.layer_base), None)
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
                          is_nn_module=is_nn or layer_base is not None, bases=tuple(bases),
-                         sequential=sequential, layer_base=layer_base)
+                         container=container, layer_base=layer_base)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)
@@ -179,7 +200,7 @@ class Statements:
             # unknown either way, so nothing is lost by following the default.)
             self.exec_block(node.body.body)
             return
-        test = self.eval(node.test)
+        test = _truth(self.eval(node.test), node.test)
         if isinstance(test, ConstValue) and isinstance(test.value, bool) and (
                 isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
                                        cst.BooleanOperation, cst.Attribute))

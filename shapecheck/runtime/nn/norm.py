@@ -302,10 +302,19 @@ def batch_norm_functional(x: Shape, running_mean=None, running_var=None, weight=
     """F.batch_norm: each of running_mean, running_var, weight and bias, when given, holds one
     element per channel (dim 1); in eval mode the running statistics must be given."""
     x = tuple(x)
-    if len(x) < 2 or not isinstance(training, bool):
-        raise NotModelled("an input of fewer than 2 dims, or a mode not known")
+    if len(x) < 2 or not (training is None or isinstance(training, bool)):
+        raise NotModelled("an input of fewer than 2 dims, or a mode not read")
     if any(known_int(d) == 0 for d in x):
         raise NotModelled("an empty batch (torch skips its checks)")
+    if training is None:
+        # The mode is not known (a module's self.training): a statistic or parameter of another
+        # width fails in either mode, though another check may speak first.
+        for name, given in (("running_mean", running_mean), ("running_var", running_var),
+                            ("weight", weight), ("bias", bias)):
+            _vector(given, name, x[1], x, "{name} should contain " + str(x[1]) + " elements not {got}")
+        if running_mean is None or running_var is None or weight is None:
+            raise NotModelled("statistics that may or may not be needed in a mode not known")
+        return Result.of(x)
     if training:
         _single_value(product((x[0],) + x[2:]), True,
                       f"Expected more than 1 value per channel when training, got input size "
@@ -333,9 +342,17 @@ def _affine(size_of, flag_name: str, bias_flag: str | None = None):
     return shape
 
 
+def _with_running_stats(layer, name: str):
+    """weight and bias (affine), and the buffers running_mean and running_var
+    (track_running_stats): one element per feature."""
+    if name in ("running_mean", "running_var"):
+        return (layer["num_features"],) if flag(layer["track_running_stats"]) else None
+    return _affine(lambda lay: (lay["num_features"],), "affine")(layer, name)
+
+
 for _kind in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
               "InstanceNorm3d"):
-    PARAMETERS[_kind] = _affine(lambda layer: (layer["num_features"],), "affine")
+    PARAMETERS[_kind] = _with_running_stats
 PARAMETERS["GroupNorm"] = _affine(lambda layer: (layer["num_channels"],), "affine")
 PARAMETERS["LayerNorm"] = _affine(lambda layer: tuple(layer["normalized_shape"]),
                                   "elementwise_affine", "bias")

@@ -99,10 +99,10 @@ _NORMS = ("BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "RMSNorm", "Loc
 
 
 def stored_as_given(kind: str, name: str) -> bool:
-    """``nn.<kind>(...).<name>`` is the argument as the constructor was given it: a norm's eps
-    (a subclass's forward hands ``self.eps`` to F.layer_norm)."""
-    return name == "eps" and kind.startswith(_NORMS) and kind in LAYERS and \
-        any(n == name for n, _ in LAYERS[kind].signature)
+    """``nn.<kind>(...).<name>`` is the argument as the constructor was given it: a norm's eps,
+    momentum and flags (a subclass's forward hands ``self.eps`` to F.layer_norm)."""
+    return name in ("eps", "momentum", "affine", "track_running_stats", "elementwise_affine") and \
+        kind.startswith(_NORMS) and kind in LAYERS and any(n == name for n, _ in LAYERS[kind].signature)
 
 
 def stored_size(kind: str, name: str) -> bool:

@@ -135,3 +135,19 @@ def test_norm_parameters_have_the_shapes_torch_gives_them():
             real = getattr(module, name, None)
             assert parameter_shape(layer, name) == (None if real is None else tuple(real.shape)), \
                 (kind, args, kwargs, name)
+
+
+def test_functional_batch_norm_in_a_mode_not_known_decides_what_holds_in_both():
+    torch = pytest.importorskip("torch")
+    from shapecheck.runtime.nn import functional
+    from shapecheck.runtime.verdicts import ShapeError
+
+    x = (sym("N"), 8, sym("H"), sym("W"))
+    with pytest.raises(ShapeError, match="running_mean should contain 8 elements not 16"):
+        functional("batch_norm", x, (16,), (16,), (16,), (16,), None)
+    assert functional("batch_norm", x, (8,), (8,), (8,), (8,), None).shape == x
+    assert functional("batch_norm", x, None, None, None, None, None) is None  # eval would refuse
+    for training in (True, False):  # torch refuses the stats of another width in both modes
+        with pytest.raises(RuntimeError, match="running_mean should contain 8 elements not 16"):
+            torch.nn.functional.batch_norm(torch.zeros(2, 8, 3, 3), torch.zeros(16), torch.ones(16),
+                                           training=training)
