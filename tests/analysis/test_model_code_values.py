@@ -310,3 +310,49 @@ def test_module_dicts_add_module_copies_and_popped_keywords_keep_the_widths(head
     at = line_of(source, "        return self.head(self.pool(self.stage(x)))")
     assert findings(source) == ([(at, "SC106")] if raises else [])
     assert run(source, "net().eval()(torch.zeros(2, 8, 4, 4))") == ("RuntimeError" if raises else None)
+
+
+HELPERS = """
+    import collections.abc
+    from itertools import repeat
+    import torch
+    from torch import nn
+
+    def _ntuple(n):
+        def parse(x):
+            if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+                return tuple(x)
+            return tuple(repeat(x, n))
+        return parse
+
+    to_2tuple = _ntuple(2)
+
+    class Block(nn.Module):
+        def __init__(self, in_chs, out_chs=None, dilation=1):
+            super().__init__()
+            out_chs = out_chs or in_chs * 2
+            dilation = to_2tuple(dilation)
+            self.conv = nn.Conv2d(in_chs, out_chs, 3, padding=dilation[0], dilation=dilation[0])
+            if dilation[0] != dilation[1]:
+                self.shortcut = nn.Conv2d(out_chs, out_chs * 2, 1)
+            else:
+                self.shortcut = nn.Identity()
+            self.head = nn.Linear({HEAD}, 2)
+
+        def forward(self, x):
+            y = self.conv(x)
+            y = y + self.shortcut(y)
+            return self.head(y.mean((2, 3)))
+
+    def net():
+        return Block(8)
+    """
+
+
+@pytest.mark.parametrize("head,raises", [("16", False), ("32", True)])
+def test_or_defaults_and_tuple_helpers_keep_the_widths(head, raises):
+    # out_chs or in_chs * 2 is 16; to_2tuple(1) is (1, 1), so the shortcut is Identity.
+    source = HELPERS.replace("{HEAD}", head)
+    at = line_of(source, "    return Block(8)")
+    assert findings(source) == ([(at, "SC106")] if raises else [])
+    assert run(source, "net().eval()(torch.zeros(2, 8, 4, 4))") == ("RuntimeError" if raises else None)

@@ -3,6 +3,7 @@ math's numbers, and argparse's option defaults."""
 
 from __future__ import annotations
 
+import collections.abc
 import math
 
 from ...runtime.dims import UNKNOWN, eq
@@ -56,6 +57,13 @@ def _number(value: Value) -> int | float | None:
 _PYTHON_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.bool": bool,
                  "builtins.str": str, "builtins.list": list, "builtins.tuple": tuple,
                  "builtins.dict": dict}
+
+
+_ABSTRACT_TYPES = {"collections.abc.Iterable": collections.abc.Iterable,
+                   "collections.abc.Sequence": collections.abc.Sequence,
+                   "collections.abc.Mapping": collections.abc.Mapping,
+                   "typing.Sequence": collections.abc.Sequence, "typing.Iterable": collections.abc.Iterable,
+                   "typing.Mapping": collections.abc.Mapping}
 
 
 def _python_type(value: Value) -> type | None:
@@ -115,6 +123,9 @@ def instance_test(value: Value, classes: Value) -> Value:
                 answer = value.library == target.qualname.split(".")[0]
             elif _python_type(value) is not None:
                 answer = False  # a list, a dict, a number is no array
+        elif isinstance(target, ModuleRef) and target.qualname in _ABSTRACT_TYPES:
+            known = _python_type(value)
+            answer = None if known is None else issubclass(known, _ABSTRACT_TYPES[target.qualname])
         elif isinstance(target, ModuleRef) and target.qualname in _PYTHON_TYPES:
             known = _python_type(value)
             answer = None if known is None else issubclass(known, _PYTHON_TYPES[target.qualname])

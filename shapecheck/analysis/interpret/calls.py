@@ -285,6 +285,8 @@ class Calls:
             return math_result(name, args)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if qualname == "itertools.repeat" and len(args) == 2 and not kwargs:
+            return self.repeated_items(args[0], args[1])
         if qualname == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # cast(int, v) is v
         if qualname == "collections.OrderedDict":

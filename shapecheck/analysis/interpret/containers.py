@@ -178,6 +178,13 @@ class Containers:
         self.unrolled += count
         return True
 
+    def repeated_items(self, item: Value, times: Value) -> Value:
+        """``itertools.repeat(x, 2)``: x, twice."""
+        if isinstance(times, IntValue) and isinstance(times.value, int) and \
+                0 <= times.value <= UNROLL_ITEMS:
+            return Iterable(item, (item,) * times.value)
+        return Iterable(item)
+
     def unrolled_for(self, node: cst.For, iterated: Value) -> bool:
         """Walk the loop once per item when the items are known (see the module's docstring);
         False when it must run to a fixed point instead."""

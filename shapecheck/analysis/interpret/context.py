@@ -113,6 +113,7 @@ class Context:
         self.specializations = 0
         self.unrolled = 0  # loop bodies walked once per item (containers.py)
         self.default_call_of = None  # the function whose None defaults the next bind takes
+        self.standalone_of = None  # the function the next bind analyzes with no caller
         self.trace: list[Step] | None = None
         self.out_call = False
         self.out_result: Result | None = None

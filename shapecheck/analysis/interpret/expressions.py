@@ -238,6 +238,21 @@ def _formatted(template: str, values: Value) -> Value:
         return UNKNOWN_VALUE
 
 
+def _known_truth(value: Value) -> bool | None:
+    """``bool(value)`` when certain: None, a known number, string, list or dict; a class, a
+    layer or a module (their truth is True)."""
+    if isinstance(value, ConstValue) and (value.value is None or type(value.value) in (
+            bool, int, float, str)):
+        return bool(value.value)
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return bool(value.value)
+    if isinstance(value, (TupleValue, DictValue)):
+        return bool(value.items)
+    if isinstance(value, (ClassValue, FunctionValue, ModuleRef, LayerValue)):
+        return True
+    return None
+
+
 def _yields_bool(node: cst.BaseExpression) -> bool:
     """An expression whose value is a bool whatever its operands: ``not x``, a comparison."""
     return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) or \
@@ -467,6 +482,10 @@ class Expressions:
         if isinstance(left, ConstValue) and isinstance(right, ConstValue) and \
                 isinstance(left.value, bool) and isinstance(right.value, bool):
             return ConstValue(left.value and right.value if is_and else left.value or right.value)
+        truth = _known_truth(left)
+        if truth is not None:
+            # out_chs or in_chs: Python's value, the left one when it decides, else the right
+            return left if truth != is_and else right
         if isinstance(right, ConstValue) and isinstance(right.value, bool) and \
                 right.value != is_and and _yields_bool(node.left):
             # not self.training or self.track_running_stats (True): True whatever the left is

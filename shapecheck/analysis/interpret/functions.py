@@ -268,10 +268,12 @@ class Functions:
         saved_own, self.on_its_own = self.on_its_own, True
         try:
             sized = self.sized_count(func)
+            self.standalone_of = func
             result = self.analyze_function(func, args, {})
             if self.sized_count(func) > sized:
                 # The body used parameters nothing was known of as sizes (a layer's width):
                 # once more with those as ints, so the layers it builds have symbolic sizes.
+                self.standalone_of = func
                 result = self.analyze_function(func, args, {})
             self.refined_by[key] = self.last_refinements
         finally:
@@ -377,8 +379,11 @@ class Functions:
                     func: FunctionValue) -> None:
         kwargs = dict(kwargs)
         more = kwargs.pop(MORE_KEYWORDS, None) is not None
-        nones = self.default_call_of is func  # f() with its None defaults (default_call)
-        self.default_call_of = None
+        # A call that leaves out a parameter whose default is None passes None (f() of a
+        # builder, Block(8) leaving out_chs=None); on its own a function may be called with
+        # anything there (standalone_of), which is unknown.
+        nones = self.default_call_of is func or self.standalone_of is not func
+        self.default_call_of = self.standalone_of = None
         self.note_param_flow(func, args, kwargs)
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
