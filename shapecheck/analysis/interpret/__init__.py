@@ -22,6 +22,7 @@ import libcst as cst
 from ...runtime.dialects import Dialect, get_dialect
 from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
+from .attributes import Attributes
 from .builtins import Builtins
 from .calls import Calls
 from .constraints import Constraints
@@ -38,8 +39,8 @@ from .opcalls import OpGateway
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Builtins, Containers,
-                  Creation, Functions, Modules, Effects, Constraints):
+class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls, Builtins,
+                  Containers, Creation, Functions, Modules, Effects, Constraints):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

@@ -6,27 +6,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
-import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
-from ...runtime.dims import UNKNOWN, Dim, add, eq, floordiv, format_shape, mul, numel, sub, sym
-from ...runtime.members import TENSOR_MEMBERS
-from ...runtime.optable import RESULT_FIELDS
+from ...runtime.dims import UNKNOWN, eq, format_shape, mul
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
 from ...runtime.verdicts import Result, ShapeError
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
-    BoundMethod,
-    ClassValue,
     ConstValue,
     DictValue,
-    DtypeValue,
     FloatValue,
-    FunctionValue,
-    GeneratorValue,
-    InstanceValue,
     IntValue,
     LayerValue,
     ModuleRef,
@@ -35,40 +26,27 @@ from ..values import (
     Value,
     dims_of,
     join_values,
-    shape_value,
     vague,
 )
 from .context import Step
-from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
-    ArgParserMethod,
-    DictGet,
-    DictView,
-    SuperValue,
-    ArgParserValue,
-    ArrayMethod,
-    GeneratorMethod,
     Iterable,
-    ModuleMethod,
-    NamespaceValue,
-    OptimizerMethod,
-    OptimizerValue,
-    PartialValue,
     Scope,
 )
-from .modules import LAYER_BUFFERS
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
+from .python_values import (
+    constant,
+    float_arith,
+    formatted,
+    int_arith,
+    integral_float,
+    is_none_test,
+    is_number,
+    known_number,
+    known_truth,
+    yields_bool,
+)
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
-
-
-def _module_attribute(base: ModuleRef, name: str) -> Value:
-    qual = f"{base.qualname}.{name}"
-    if qual in ("numpy.newaxis",):
-        return ConstValue(None)
-    if name in ("pi", "e", "inf", "nan", "euler_gamma", "tau") and base.qualname in (
-            "numpy", "torch", "math"):
-        return FloatValue()
-    return ModuleRef(qual)
 
 
 @dataclass(frozen=True)
@@ -90,183 +68,10 @@ def _has_new_axis(items: Any) -> bool:
     return False
 
 
-def _is_none_test(left: Value, right: Value, negated: bool) -> Value:
-    """``x is None`` / ``x is not None`` when x is surely None or surely an array;
-    ``block_type is NextConvBlock`` when both are classes or functions of the code."""
-    if isinstance(left, (ClassValue, FunctionValue)) and isinstance(right, (ClassValue, FunctionValue)):
-        return ConstValue((left.node is right.node) != negated)
-    if right != ConstValue(None):
-        left, right = right, left
-    if right != ConstValue(None):
-        return UNKNOWN_VALUE
-    if left == ConstValue(None):
-        return ConstValue(not negated)
-    if isinstance(left, AbstractArray) and not left.maybe_not_array or _never_none(left):
-        return ConstValue(negated)
-    return UNKNOWN_VALUE
-
-
-def _never_none(value: Value) -> bool:
-    """A value that is certainly not None: a class, function, module or layer, a known int,
-    a container, a constant other than None (``norm_layer=nn.BatchNorm2d`` left to its
-    default). An int symbol may stand for a config field that is None: not certain."""
-    if isinstance(value, IntValue):
-        return isinstance(value.value, int)
-    if isinstance(value, ConstValue):
-        return value.value is not None
-    return isinstance(value, (ModuleRef, LayerValue, InstanceValue, ClassValue, FunctionValue,
-                              PartialValue, TupleValue, DictValue, BoundMethod))
-
-
-def _is_number(value: Value) -> bool:
-    return isinstance(value, (IntValue, FloatValue)) or isinstance(value, ConstValue) and \
-        type(value.value) in (int, float)
-
-
-def _known_number(value: Value) -> int | float | None:
-    if isinstance(value, IntValue) and isinstance(value.value, int):
-        return value.value
-    if isinstance(value, ConstValue) and type(value.value) in (int, float):
-        return value.value
-    return None
-
-
-_FLOAT_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-              "div": lambda a, b: a / b, "floor_divide": lambda a, b: a // b,
-              "remainder": lambda a, b: a % b, "pow": lambda a, b: a ** b}
-
-
-def _float_arith(op: str, a, b) -> float | None:
-    """Python's float arithmetic on two known numbers; None when either is unknown or the
-    result is no finite float (a division by zero raises, which is not modelled)."""
-    if a is None or b is None:
-        return None
-    try:
-        out = _FLOAT_OPS[op](a, b)
-    except (ArithmeticError, ValueError):
-        return None
-    return float(out) if isinstance(out, (int, float)) and abs(out) < 1e300 else None
-
-
-def _integral_of(value: Value) -> Dim | None:
-    """The int a number equals: an int, a float with an integer value, or an integral float."""
-    if isinstance(value, IntValue) and value.value is not UNKNOWN:
-        return value.value
-    if isinstance(value, ConstValue) and type(value.value) is float and value.value.is_integer() \
-            and abs(value.value) < 1e18:
-        return int(value.value)
-    if isinstance(value, FloatValue):
-        return value.integral
-    return None
-
-
-def _integral_float(op: str, left: Value, right: Value) -> FloatValue:
-    """A float from a size and a whole number: ``planes * 1.0`` equals ``planes``, and stays an
-    exact size through ``int()``. Any other float arithmetic gives a float of unknown value."""
-    a, b = _integral_of(left), _integral_of(right)
-    if a is None or b is None:
-        return FloatValue()
-    if op in ("add", "sub", "mul"):
-        return FloatValue(_int_arith(op, a, b).value)
-    if op == "div" and b == 1:
-        return FloatValue(a)
-    return FloatValue()
-
-
-def _int_arith(op: str, a: Dim, b: Dim) -> Value:
-    if op == "add":
-        return IntValue(add(a, b))
-    if op == "sub":
-        return IntValue(sub(a, b))
-    if op == "mul":
-        return IntValue(mul(a, b))
-    if op == "floor_divide":
-        return IntValue(floordiv(a, b))
-    if isinstance(a, int) and isinstance(b, int):
-        try:
-            if op == "remainder" and b:
-                return IntValue(a % b)
-            if op == "pow" and 0 <= b <= 64:
-                return IntValue(a ** b)
-            if op == "lshift" and 0 <= b <= 64:
-                return IntValue(a << b)
-            if op == "rshift" and b >= 0:
-                return IntValue(a >> b)
-        except Exception:
-            return IntValue(UNKNOWN)
-        if op == "div":
-            return ConstValue(a / b) if b else UNKNOWN_VALUE
-    return IntValue(UNKNOWN) if op != "div" else FloatValue()  # int / int is a float
-
-
 def _op_label(op: str) -> str:
     return {"add": "'+'", "sub": "'-'", "mul": "'*'", "div": "'/'", "floor_divide": "'//'",
             "remainder": "'%'", "pow": "'**'", "matmul": "'@'", "eq": "'=='", "ne": "'!='",
             "lt": "'<'", "le": "'<='", "gt": "'>'", "ge": "'>='"}.get(op, op)
-
-
-_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
-
-
-def _names_a_config(name: str) -> bool:
-    """``config``, ``cfg``, ``args``, ``model_config``: a parameter named as a configuration
-    object, whose fields are settings. (``parameters.table`` of a test's parameter set is an
-    array, and nothing says otherwise but its name.)"""
-    lowered = name.lower()
-    return lowered in _CONFIG_NAMES or lowered.endswith(("config", "cfg", "conf"))
-
-
-_CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "settings"})
-
-
-def _decorators(func: FunctionValue) -> set[str]:
-    """The plain names a function is decorated with (staticmethod, classmethod...)."""
-    if func.node is None:
-        return set()
-    return {d.decorator.value for d in func.node.decorators if isinstance(d.decorator, cst.Name)}
-
-
-def _formatted(template: str, values: Value) -> Value:
-    """``template % values`` of known values (printf-style formatting of a name)."""
-    items = values.items if isinstance(values, TupleValue) and not values.is_list else (values,)
-    plain = [_constant(item) for item in items]
-    if any(p is None for p in plain):
-        return UNKNOWN_VALUE
-    try:
-        return ConstValue(template % tuple(p[0] for p in plain))
-    except (TypeError, ValueError, KeyError):
-        return UNKNOWN_VALUE
-
-
-def _known_truth(value: Value) -> bool | None:
-    """``bool(value)`` when certain: None, a known number, string, list or dict; a class, a
-    layer or a module (their truth is True)."""
-    if isinstance(value, ConstValue) and (value.value is None or type(value.value) in (
-            bool, int, float, str)):
-        return bool(value.value)
-    if isinstance(value, IntValue) and isinstance(value.value, int):
-        return bool(value.value)
-    if isinstance(value, (TupleValue, DictValue)):
-        return bool(value.items)
-    if isinstance(value, (ClassValue, FunctionValue, ModuleRef, LayerValue)):
-        return True
-    return None
-
-
-def _yields_bool(node: cst.BaseExpression) -> bool:
-    """An expression whose value is a bool whatever its operands: ``not x``, a comparison."""
-    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) or \
-        isinstance(node, cst.Comparison)
-
-
-def _constant(value: Value) -> tuple | None:
-    """A known int, str, bool or None, in a 1-tuple (None is a constant too); else None."""
-    if isinstance(value, IntValue) and isinstance(value.value, int):
-        return (value.value,)
-    if isinstance(value, ConstValue) and (value.value is None or
-                                          type(value.value) in (str, bool, int)):
-        return (value.value,)
-    return None
 
 
 class Expressions:
@@ -482,12 +287,12 @@ class Expressions:
         if isinstance(left, ConstValue) and isinstance(right, ConstValue) and \
                 isinstance(left.value, bool) and isinstance(right.value, bool):
             return ConstValue(left.value and right.value if is_and else left.value or right.value)
-        truth = _known_truth(left)
+        truth = known_truth(left)
         if truth is not None:
             # out_chs or in_chs: Python's value, the left one when it decides, else the right
             return left if truth != is_and else right
         if isinstance(right, ConstValue) and isinstance(right.value, bool) and \
-                right.value != is_and and _yields_bool(node.left):
+                right.value != is_and and yields_bool(node.left):
             # not self.training or self.track_running_stats (True): True whatever the left is
             return ConstValue(right.value)
         return join_values(left, right) if isinstance(left, AbstractArray) else UNKNOWN_VALUE
@@ -534,136 +339,19 @@ class Expressions:
                     isinstance(left, AbstractArray) or isinstance(right, AbstractArray)):
                 result = self.binary(node, op, left, right, left_node, target.comparator)
             elif op in ("eq", "ne", "lt", "le", "gt", "ge") and len(node.comparisons) == 1 and \
-                    _known_number(left) is not None and _known_number(right) is not None:
-                x, y = _known_number(left), _known_number(right)
+                    known_number(left) is not None and known_number(right) is not None:
+                x, y = known_number(left), known_number(right)
                 result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
                                      "gt": x > y, "ge": x >= y}[op])
             elif op in ("eq", "ne") and len(node.comparisons) == 1 and \
-                    _constant(left) is not None and _constant(right) is not None:
+                    constant(left) is not None and constant(right) is not None:
                 # v == "M" over a list of sizes and "M"s (a VGG config): decided per item.
-                same = _constant(left)[0] == _constant(right)[0]
+                same = constant(left)[0] == constant(right)[0]
                 result = ConstValue(same if op == "eq" else not same)
             elif isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
-                result = _is_none_test(left, right, isinstance(target.operator, cst.IsNot))
+                result = is_none_test(left, right, isinstance(target.operator, cst.IsNot))
             left, left_node = right, target.comparator
         return result
-
-    def expr_Attribute(self, node: cst.Attribute) -> Value:
-        if node.attr.value in METADATA and isinstance(node.value, cst.Name):
-            # x.shape reads no element: not a read of x's values (for stale snapshots).
-            self.metadata_read = True
-            try:
-                base = self.eval(node.value)
-            finally:
-                self.metadata_read = False
-            return self.attribute(node, base, node.attr.value)
-        base = self.eval(node.value)
-        return self.attribute(node, base, node.attr.value)
-
-    def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:
-        if isinstance(base, ModuleRef):
-            return _module_attribute(base, name)
-        if isinstance(base, AbstractArray):
-            return self.array_attribute(node, base, name)
-        if isinstance(base, InstanceValue):
-            if name in base.attrs:
-                value = base.attrs[name]
-                if isinstance(value, TupleValue) and value.is_list and not value.items:
-                    # self.f_maps = [] in __init__, filled by other methods: not empty here.
-                    return UNKNOWN_VALUE
-                return value
-            if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
-                return ModuleMethod(base, name)
-            member = base.cls.members.get(name)
-            if isinstance(member, FunctionValue):
-                decorators = _decorators(member)
-                if "staticmethod" in decorators:
-                    return member  # self.depthwise_conv(i, o, 3): no self
-                return BoundMethod(member, base.cls if "classmethod" in decorators else base)
-            if member is None and base.cls.layer_base is not None:
-                return self.inherited_layer_attribute(node, base, name)
-            view = self.container_view(base, name) if member is None else None
-            if view is not None:
-                return view
-            return member if member is not None else UNKNOWN_VALUE
-        if isinstance(base, ClassValue):
-            member = base.members.get(name, UNKNOWN_VALUE)
-            if isinstance(member, FunctionValue) and "classmethod" in _decorators(member):
-                return BoundMethod(member, base)  # Weights.verify(w): cls is the class
-            return member
-        if isinstance(base, SuperValue):
-            return self.super_attribute(base, name)
-        if isinstance(base, GeneratorValue):
-            return GeneratorMethod(name)
-        if isinstance(base, OptimizerValue):
-            return OptimizerMethod(base, name)
-        if isinstance(base, ArgParserValue):
-            return ArgParserMethod(base, name)
-        if isinstance(base, NamespaceValue):
-            return dict(base.fields).get(name, UNKNOWN_VALUE)
-        if isinstance(base, DictValue) and name == "get":
-            return DictGet(base)
-        if isinstance(base, DictValue) and name in ("items", "values", "keys", "pop"):
-            return DictView(base, name)
-        if isinstance(base, LayerValue) and base.kind == "Sequential" and name in base.names:
-            return self.sequential_child(base, name)
-        if isinstance(base, LayerValue) and (name in ("weight", "bias") or name in LAYER_BUFFERS):
-            return self.layer_parameter(node, base, name)
-        if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
-            return ModuleMethod(base, name)
-        if isinstance(base, LayerValue):
-            return self.layer_attribute(base, name)
-        if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
-                len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
-            return base.items[RESULT_FIELDS[name][0]]
-        return UNKNOWN_VALUE
-
-    def array_attribute(self, node: cst.CSTNode, array: AbstractArray, name: str) -> Value:
-        if name == "shape":
-            return shape_value(array.shape) if array.shape is not None else UNKNOWN_VALUE
-        if name == "ndim":
-            return IntValue(len(array.shape)) if array.shape is not None and \
-                not array.assumed_rank else IntValue(UNKNOWN)
-        if name == "size" and array.library == "numpy":
-            return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
-        if name == "dtype":
-            return DtypeValue(array.dtype)
-        if name in ("T", "mT"):
-            value = self.method_op(node, array, name, [], {})
-            spec = self.lookup(name, self.dialect_for(array.library))
-            if spec is None:
-                return self.as_view(value, array, "view")
-            return self.by_view_kind(node, spec, array, [], {}, value, name)
-        if name in ("H", "mH"):
-            return self.method_op(node, array, name, [], {})
-        if name in ("real", "data") and (name == "data") == (array.library == "torch"):
-            value = array.derived(array.shape, array.origin, tail=array.tail)
-            return self.detached(value, array, through_data=True) if name == "data" else \
-                self.as_view(value, array, "view")
-        if name == "grad":
-            return self.grad_of(node, array)
-        if name in ("real", "imag", "data"):
-            return array.derived(array.shape, array.origin, tail=array.tail)
-        if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
-            return UNKNOWN_VALUE
-        setting = self.setting_of(array, name)
-        if setting is not None:
-            return setting
-        return ArrayMethod(array, name)
-
-    def setting_of(self, array: AbstractArray, name: str) -> Value | None:
-        """``config.n_embd`` of a parameter nothing is known of, where no array has ``n_embd``:
-        the parameter is a config object, and its field an int named after it (the same
-        symbol wherever a function reads it from a parameter of that name). A field that is
-        no int is only ever compared, called or printed, which an int symbol survives."""
-        alias = array.alias
-        if not (array.maybe_not_array and array.shape is None and alias.view == "base"
-                and alias.storage.param is not None and not name.startswith("_")
-                and _names_a_config(alias.storage.name)
-                and name not in _NDARRAY_MEMBERS and name not in TENSOR_MEMBERS
-                and not self.is_array_op(name)):
-            return None
-        return IntValue(sym(f"{alias.storage.name}.{name}"))
 
     def expr_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
@@ -839,19 +527,19 @@ class Expressions:
                 # it runs, so nothing after it is checked.
                 self.flow = "raise"
                 return IntValue(UNKNOWN)
-            return _int_arith(op, left.value, right.value)
-        if _is_number(left) and _is_number(right) and any(
+            return int_arith(op, left.value, right.value)
+        if is_number(left) and is_number(right) and any(
                 isinstance(v, FloatValue) or isinstance(v, ConstValue) and type(v.value) is float
                 for v in (left, right)) and \
                 op in ("add", "sub", "mul", "div", "pow", "floor_divide", "remainder"):
-            known = _float_arith(op, _known_number(left), _known_number(right))
+            known = float_arith(op, known_number(left), known_number(right))
             # float arithmetic gives a float: head_dim ** -0.5; known numbers give it exactly
             # (planes * (base_width / 64.0), a width multiplier).
-            return ConstValue(known) if known is not None else _integral_float(op, left, right)
+            return ConstValue(known) if known is not None else integral_float(op, left, right)
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
             return TupleValue(left.items + right.items, left.is_list)
         if op == "remainder" and isinstance(left, ConstValue) and isinstance(left.value, str):
-            return _formatted(left.value, right)  # "denselayer%d" % (i + 1)
+            return formatted(left.value, right)  # "denselayer%d" % (i + 1)
         if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \
                 isinstance(right.value, int):
             return TupleValue(left.items * right.value, left.is_list)

@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (they register themselves)
            embedding,
            margin_loss,
            norm,
+           packed,
            padding,
            pooling,
            resample,

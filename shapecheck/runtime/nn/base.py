@@ -42,7 +42,9 @@ class Layer:
         """The output shape(s) of ``layer(*inputs)``; None when not modelled."""
         spec = LAYERS[self.kind]
         try:
-            return spec.forward(self, *(tuple(s) for s in inputs), **kwargs)
+            # A shape as a tuple; a PackedSequence (runtime/nn/packed.py) as it is.
+            return spec.forward(self, *(tuple(s) if isinstance(s, (list, tuple)) else s
+                                        for s in inputs), **kwargs)
         except NotModelled:
             return None
 
