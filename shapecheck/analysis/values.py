@@ -259,6 +259,17 @@ class LayerValue:
         return default
 
 
+@dataclass(frozen=True)
+class PackedValue:
+    """A torch PackedSequence: its ``data`` (an array of one row per time step of every
+    sequence), the number of sequences and the number of time steps."""
+
+    data: Any
+    batch: Any
+    steps: Any
+    unsorted: bool = False
+
+
 @dataclass(frozen=True, eq=False)
 class FunctionValue:
     """A function or method defined in the analyzed file; ``scope`` is its closure."""

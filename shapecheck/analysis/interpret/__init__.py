@@ -36,11 +36,12 @@ from .functions import Functions
 from .imported import ImportSession, ProjectImports
 from .modules import Modules
 from .opcalls import OpGateway
+from .recurrent import Recurrent
 from .statements import Statements
 
 
 class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls, Builtins,
-                  Containers, Creation, Functions, Modules, Effects, Constraints):
+                  Containers, Creation, Functions, Modules, Recurrent, Effects, Constraints):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

@@ -24,6 +24,7 @@ from ..values import (
     IntValue,
     LayerValue,
     ModuleRef,
+    PackedValue,
     TupleValue,
     Value,
     shape_value,
@@ -116,6 +117,8 @@ class Attributes:
             if view is not None:
                 return view
             return member if member is not None else UNKNOWN_VALUE
+        if isinstance(base, PackedValue):
+            return self.packed_attribute(base, name)
         if isinstance(base, ClassValue):
             member = base.members.get(name, UNKNOWN_VALUE)
             if isinstance(member, FunctionValue) and "classmethod" in _decorators(member):

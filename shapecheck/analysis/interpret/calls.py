@@ -55,6 +55,7 @@ from .env import (
     ContainerInit,
 )
 from .modules import LAYER_OF_INSTANCE
+from .recurrent import PACKING
 from .names import (
     AUG_LABEL,
     CONVERSIONS,
@@ -285,6 +286,8 @@ class Calls:
             return math_result(name, args)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if qualname in PACKING:
+            return self.packing(node, qualname, args, kwargs, arg_nodes)
         if qualname == "itertools.repeat" and len(args) == 2 and not kwargs:
             return self.repeated_items(args[0], args[1])
         if qualname == "typing.cast" and len(args) == 2 and not kwargs:

@@ -39,6 +39,7 @@ from ..values import (
     IntValue,
     LayerValue,
     ModuleRef,
+    PackedValue,
     Storage,
     TupleValue,
     Value,
@@ -53,6 +54,7 @@ LAYER_OF_INSTANCE = " torch.nn layer"
 identifier: no code can set it)."""
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
 from .operands import FAIL, array_arg
+from .recurrent import RECURRENT
 
 
 def _runtime_arg(value: Value):
@@ -119,6 +121,10 @@ _MODE_ARGUMENTS = {"batch_norm": ("training", 5)}
 
 
 class Modules:
+    def runtime_arg(self, value: Value):
+        """A constructor argument as the runtime's nn rules take it."""
+        return _runtime_arg(value)
+
     def functional(self, node, name: str, args: list, kwargs: dict, arg_nodes: list) -> Value:
         """``F.conv2d(x, w, stride=2)``, ``F.linear``, ``F.max_pool2d``...: the runtime's nn
         functional rule, with torch's own error (SC113) when the call certainly fails."""
@@ -305,6 +311,8 @@ class Modules:
             return UNKNOWN_VALUE
         if layer.kind == "Sequential":
             return self.call_sequential(node, layer, args, arg_nodes)
+        if layer.kind in RECURRENT and args and isinstance(args[0], PackedValue) and not kwargs:
+            return self.call_packed_recurrent(node, layer, args, arg_nodes)
         if layer.kind in SEVERAL_INPUTS:
             if not args or not isinstance(args[0], AbstractArray):
                 return UNKNOWN_VALUE
@@ -371,6 +379,8 @@ class Modules:
             return unknown  # a rule that cannot handle these arguments: unknown, not a finding
         if result is None:
             return unknown
+        if layer.kind in RECURRENT and trailing is None:
+            return self.recurrent_result(layer.kind, result.outputs, dtype, origin)
         if len(result.outputs) != 1:
             return UNKNOWN_VALUE  # (values, indices) and the like: errors checked, the tuple not modelled
         if trailing is not None:
