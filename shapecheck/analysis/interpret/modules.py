@@ -44,7 +44,7 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .env import LayerInit, ContainerInit, SuperValue
+from .env import ContainerInit, LayerInit, SuperValue
 
 LAYER_BUFFERS = frozenset({"running_mean", "running_var"})
 """Tensors a layer keeps that are no Parameters (a norm's running statistics)."""
@@ -161,8 +161,20 @@ class Modules:
             return AbstractArray(None, None, "torch", origin)
         if result is None or len(result.outputs) != 1:
             return AbstractArray(None, None, "torch", origin) if result is None else UNKNOWN_VALUE
+        self.report_implicit_dim(node, result, f"F.{name}", x)
         dtype = "float32" if name == "embedding" else x.dtype
         return AbstractArray(result.shape, dtype, "torch", origin)
+
+    def report_implicit_dim(self, node, result, label: str, x: AbstractArray) -> None:
+        """SC114: a softmax without dim, which torch warns of (and which for a 3-D input
+        normalizes over dim 0)."""
+        for warning in result.warnings:
+            if warning.kind == "implicit-dim":
+                rank = len(x.shape) if x.shape is not None and not x.assumed_rank else None
+                chosen = "dim 0 for a 0-, 1- or 3-D input and dim 1 otherwise" if rank is None \
+                    else f"dim {0 if rank in (0, 1, 3) else 1} for this {rank}-D input"
+                self.report("SC114", node, f"{label} without dim: torch picks {chosen}; "
+                            f"torch: {warning.message}")
 
     def layer_parameter(self, node, layer: LayerValue, name: str) -> Value:
         """``emb.weight``: the layer's Parameter, a leaf that requires grad, one storage per
@@ -379,6 +391,7 @@ class Modules:
             return unknown  # a rule that cannot handle these arguments: unknown, not a finding
         if result is None:
             return unknown
+        self.report_implicit_dim(node, result, f"nn.{layer.kind}()", x)
         if layer.kind in RECURRENT and trailing is None:
             return self.recurrent_result(layer.kind, result.outputs, dtype, origin)
         if len(result.outputs) != 1:
