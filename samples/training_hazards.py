@@ -44,8 +44,7 @@ def init_known_words():
     model = Classifier()
     known = torch.tensor([3, 7, 11])
     table = model.embed.weight
-    with torch.no_grad():
-        table[known].zero_()  # expect: SC301
+    nn.init.zeros_(table[known])  # expect: SC301
     return model
 
 
@@ -60,7 +59,7 @@ def init_known_words_fixed():
 
 def train(batches, epochs=6):
     torch.manual_seed(0)
-    model = Classifier()
+    model = Classifier().to("cpu")
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     best_loss = float("inf")
     best_state = model.state_dict()  # expect: SC304
@@ -79,7 +78,7 @@ def train(batches, epochs=6):
 
 def train_fixed(batches, epochs=6):
     torch.manual_seed(0)
-    model = Classifier()
+    model = Classifier().to("cpu")
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     best_loss = float("inf")
     best_state = copy.deepcopy(model.state_dict())
@@ -120,7 +119,7 @@ def smoothed_step_fixed():
 def clipped_step(tokens, labels, max_norm=0.1):
     """One step that logs the head's gradient norm before clipping."""
     torch.manual_seed(0)
-    model = Classifier()
+    model = Classifier().to("cpu")
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     loss = F.binary_cross_entropy_with_logits(model(tokens), labels)
     loss.backward()
@@ -133,7 +132,7 @@ def clipped_step(tokens, labels, max_norm=0.1):
 
 def clipped_step_fixed(tokens, labels, max_norm=0.1):
     torch.manual_seed(0)
-    model = Classifier()
+    model = Classifier().to("cpu")
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     loss = F.binary_cross_entropy_with_logits(model(tokens), labels)
     loss.backward()

@@ -83,6 +83,13 @@ def lint(
     color: ColorChoice = typer.Option(ColorChoice.auto, "--color",
                                       help="Colour text output: auto (a terminal, honouring NO_COLOR and "
                                            "FORCE_COLOR), always or never."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", metavar="FILE",
+                                            help="Report only findings this baseline file does not hold."),
+    write_baseline: Optional[Path] = typer.Option(None, "--write-baseline", metavar="FILE",
+                                                  help="Record today's findings in this baseline file "
+                                                       "(and exit 0)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply the fixes that are certain, then report what is left."),
+    diff: bool = typer.Option(False, "--diff", help="Print the certain fixes as a unified diff; write nothing."),
 ) -> None:
     """Report shape and aliasing bugs in Python files and notebooks."""
     from .lint import OutputOptions, lint_command
@@ -92,7 +99,8 @@ def lint(
     raise typer.Exit(lint_command(
         list(paths or []), select=select, ignore=ignore, extend_select=extend_select, exclude=exclude,
         extend_exclude=extend_exclude, dialect=dialect, config=config, stdin_filename=stdin_filename,
-        jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output, coverage=coverage))
+        jobs=jobs, no_cache=no_cache, cache_dir=cache_dir, output=output, coverage=coverage,
+        baseline=baseline, write_baseline=write_baseline, fix=fix, diff=diff))
 
 
 @app.command()
@@ -115,6 +123,33 @@ def rule(
     from .lint import rule_command
 
     raise typer.Exit(rule_command(code, color=color.value))
+
+
+class ListingFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def shapes(
+    target: str = typer.Argument(..., metavar="FILE[:FUNCTION]",
+                                 help="A file, or a file and a function in it (forward, GPT.forward)."),
+    output_format: ListingFormat = typer.Option(ListingFormat.text, "--format", "-f", help="text or json."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Use this pyproject.toml."),
+    dialect: Optional[str] = typer.Option(None, "--dialect", help="numpy, numpy-1, torch, torch-legacy or auto."),
+) -> None:
+    """Print what the analyzer believes each array-valued name is, after each assignment."""
+    from .lint.shapes import shapes_command
+
+    raise typer.Exit(shapes_command(target, config=config, dialect=dialect, output_format=output_format.value))
+
+
+@app.command()
+def server() -> None:
+    """Run the language server on stdin/stdout (diagnostics, shape hovers, inlay hints, fixes)."""
+    from .server import run
+
+    raise typer.Exit(run())
 
 
 from .calc.command import register as _register_eval  # noqa: E402  (adds `eval`)

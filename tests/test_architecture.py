@@ -169,9 +169,10 @@ def _third_party_imports(path: Path) -> set[str]:
 
 FLOORS = [
     ("shapecheck.runtime", ("shapecheck.analysis", "shapecheck.lint", "shapecheck.calc",
-                            "shapecheck.cli", "shapecheck.entry")),
-    ("shapecheck.analysis", ("shapecheck.lint", "shapecheck.calc", "shapecheck.cli",
+                            "shapecheck.server", "shapecheck.cli", "shapecheck.entry")),
+    ("shapecheck.analysis", ("shapecheck.lint", "shapecheck.calc", "shapecheck.server", "shapecheck.cli",
                              "shapecheck.entry")),
+    ("shapecheck.lint", ("shapecheck.server", "shapecheck.calc", "shapecheck.cli", "shapecheck.entry")),
 ]
 
 

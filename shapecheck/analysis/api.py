@@ -70,10 +70,18 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
         return [_syntax_error_finding(source, path, f"{type(exc).__name__}: {exc}", 1, 1)]
     from .interpret import analyze_module
     node_positions(module, source, nesting.statement_lines)  # found as asked for, one statement at a time
+    recorder = _shape_recorder(module, source, coverage)
     gc.freeze()  # the tree stays out of the collections the walk's own garbage sets off
     try:
-        return sorted(analyze_module(module, source, path, settings, coverage, imported),
-                      key=Finding.sort_key)
+        findings = analyze_module(module, source, path, settings, recorder, imported)
+        if recorder is not coverage and coverage is not None:
+            recorder.merge_into(coverage)  # a recorder of our own watched the reveal_shape calls
+        if getattr(recorder, "watched", None):
+            from .reveal import reveal_findings
+            from .rules.reveal_shape import REVEAL_SHAPE
+
+            findings += reveal_findings(recorder, path, REVEAL_SHAPE)
+        return sorted(findings, key=Finding.sort_key)
     except RecursionError:
         return [finding_for(INTERNAL_ERROR, path, Span(1, 1, 1, 1),
                             "internal error: the file nests too deeply for the analyzer")]
@@ -84,6 +92,23 @@ def analyze_source(source: str, path: str, settings: AnalysisSettings = DEFAULT_
         return [finding_for(INTERNAL_ERROR, path, Span(1, 1, 1, 1), message.splitlines()[0])]
     finally:
         gc.unfreeze()
+
+
+def _shape_recorder(module: cst.Module, source: str,
+                    coverage: CoverageRecorder | None) -> CoverageRecorder | None:
+    """The recorder the walk reports values to: the caller's, or one that also watches the
+    file's ``reveal_shape(x)`` calls (analysis/reveal.py); None when nobody listens."""
+    if "reveal_shape" not in source:  # most files: nothing to watch, nothing imported
+        return coverage
+    from .reveal import ShapeRecorder, reveal_arguments
+
+    watched = reveal_arguments(module)
+    if not watched:
+        return coverage
+    if isinstance(coverage, ShapeRecorder):
+        coverage.watched = watched
+        return coverage
+    return ShapeRecorder(watched)
 
 
 @contextmanager

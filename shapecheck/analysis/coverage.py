@@ -77,6 +77,17 @@ class CoverageRecorder:
         self.pending: dict[Any, set[int]] = {}  # node -> storages it held at unknown rank
         self.refined: dict[int, int] = {}  # storage -> the knowledge the code later gave it
 
+    def attach(self, interpreter: Any) -> None:
+        """Called once with the interpreter about to walk the module; a subclass that
+        reports what the walk saw (analysis/reveal.py) keeps it."""
+
+    def bind(self, target: Any, value: Any) -> None:
+        """A name (or ``self.attr``) was bound to ``value``; coverage counts expressions only."""
+
+    def record_other(self, node: Any, value: Any) -> None:
+        """The interpreter computed a value that is no array (an int, a tuple, unknown) for
+        ``node``; coverage counts arrays only."""
+
     def record(self, node: Any, value: AbstractArray) -> None:
         if value.maybe_not_array:
             # A parameter nothing is known of (or computed only from such): it may be an int,

@@ -80,6 +80,32 @@ class Facts:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """A rewrite the analysis is certain of, applied by ``lint --fix`` and offered by the editor.
+
+    ``kind`` names the transform (lint/fixes/): "keepdims" adds ``option=True`` to the
+    reduction call at ``span``; "copy" appends ``.option()`` to the value bound to the
+    name at ``span``; "reshape" renames the method at ``span`` to ``option``; "index" turns
+    the chained index ``a[i][:, j]`` at ``span`` into one, through ``option.ix_`` when
+    ``option`` (the file's name for numpy) is given.
+    """
+
+    kind: str
+    span: Span
+    option: str = ""
+    title: str = ""  # what the fix does, for people: "add keepdims=True"
+
+    def to_json(self) -> dict:
+        s = self.span
+        return {"kind": self.kind, "span": [s.line, s.column, s.end_line, s.end_column], "option": self.option,
+                "title": self.title}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Fix":
+        return cls(data["kind"], Span(*data["span"]), data.get("option", ""), data.get("title", ""))
+
+
+@dataclass(frozen=True)
 class Finding:
     """One report about one place in one file.
 
@@ -93,6 +119,7 @@ class Finding:
     the notebook's cells, and ``span`` is then relative to that cell.
     ``related`` holds other places the message refers to (e.g. the call site
     of a function that mutates its argument), as (path, line) pairs.
+    ``fix`` is a rewrite that certainly removes the finding, when the analysis knows one.
     """
 
     path: str
@@ -105,6 +132,7 @@ class Finding:
     related: tuple[tuple[str, int], ...] = field(default=())
     details: tuple[str, ...] = field(default=())
     facts: Facts | None = None
+    fix: Fix | None = None  # a certain rewrite (lint/fixes/), None when there is none
 
     @property
     def full_message(self) -> str:

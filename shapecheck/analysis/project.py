@@ -70,7 +70,7 @@ def _remember(cache: OrderedDict, key, value):
     return value
 
 
-_outlines: OrderedDict = _LRU()  # content digest -> (text, per statement: lines, binds, reads, class bases) or None
+_outlines: OrderedDict = _LRU()  # content digest -> (text, per statement: lines, binds, reads, class bases, is an import) or None
 _statements: OrderedDict = _LRU()  # (digest, statement index) -> (libcst module of it, first line)
 _STATEMENTS_CAPACITY = 8192
 
@@ -137,7 +137,7 @@ def _outline(data: bytes, digest: str):
         bases = frozenset(n.id for base in stmt.bases for n in ast.walk(base)
                           if isinstance(n, ast.Name)) if isinstance(stmt, ast.ClassDef) else frozenset()
         statements.append((first, stmt.end_lineno or stmt.lineno, frozenset(_bound_names(stmt)), reads,
-                           bases))
+                           bases, isinstance(stmt, (ast.Import, ast.ImportFrom))))
     return _remember(_outlines, digest, (text, tuple(statements)))
 
 
@@ -160,11 +160,19 @@ def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
     while True:
         reads_of_added: set[str] = set()
         added = False
-        for index, (first, last, binds, reads, bases) in enumerate(statements):
+        for index, (first, last, binds, reads, bases, is_import) in enumerate(statements):
             size = last - first + 1
+            if index in kept or not binds & (wanted | bases_wanted):
+                continue
+            if is_import:
+                # An import binds names and runs nothing here: ``import torch.nn as nn`` must
+                # not lose to the budget the classes that read it have spent.
+                kept.add(index)
+                added = True
+                reads_of_added |= reads
+                continue
             allowed = MAX_IMPORTED_LINES if binds & bases_wanted else limit
-            if index in kept or not binds & (wanted | bases_wanted) or size > allowed or \
-                    size > budget:
+            if size > allowed or size > budget:
                 continue
             kept.add(index)
             added = True
@@ -281,6 +289,24 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
                       (digest, kept))
 
 
+def file_binds(path: str, name: str) -> bool:
+    """Whether a top-level statement of the file at ``path`` binds ``name``.
+
+    ``from pkg import name`` gives the package's own binding when its ``__init__``
+    makes one (``from .conv import conv`` rebinds the submodule's name to the
+    function), and the submodule only otherwise.
+    """
+    try:
+        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            return False
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    outline = _outline(data, content_digest(data))
+    return outline is not None and any(name in statement[2] for statement in outline[1])
+
+
 def _is_package(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "__init__.py"))
 
@@ -369,4 +395,5 @@ class ImportResolver:
 
 
 __all__ = ["MAX_IMPORT_DEPTH", "MAX_IMPORTED_MODULES", "ImportResolver", "ParsedFile", "Target",
+           "file_binds",
            "content_digest", "file_digest", "read_project_file"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
-from ..runtime.dims import UNKNOWN, Dim, eq
+from ..runtime.dims import UNKNOWN, Dim, Maybe, eq
 
 
 @dataclass(frozen=True)
@@ -170,6 +170,28 @@ class ConstValue:
 
 
 @dataclass(frozen=True)
+class UnknownBool:
+    """A Python bool the analysis cannot decide: ``n == m`` of ints nobody knows, ``not flag``.
+
+    Unlike the unknown value it is surely a bool, so ``not flag and n == m`` with n and m
+    known to differ is surely False."""
+
+    def __repr__(self) -> str:
+        return "bool"
+
+
+UNKNOWN_BOOL = UnknownBool()
+
+
+@dataclass(frozen=True)
+class KnownTruth:
+    """A value nobody knows whose truth is known: ``self.training and self.drop > 0`` with
+    the drop 0 is ``self.training`` (when that is false) or False, false either way."""
+
+    truth: bool
+
+
+@dataclass(frozen=True)
 class TupleValue:
     """A tuple or list literal (or a shape); ``is_list`` for lists."""
 
@@ -282,14 +304,19 @@ class FunctionValue:
 
 @dataclass(frozen=True, eq=False)
 class ClassValue:
+    """A class of the analyzed code. ``bases`` are what its bases evaluated to (what
+    ``super()`` reaches); ``layer_kind`` names the torch.nn layer it derives from, directly
+    or through a base of the code (``class LayerNorm2d(nn.LayerNorm)``), and ``container``
+    the torch.nn container (``class Stage(nn.Sequential)``)."""
+
     node: Any = field(repr=False)
     name: str = ""
     scope: Any = field(default=None, repr=False)
     members: dict = field(default_factory=dict, repr=False)
     is_nn_module: bool = False
-    bases: tuple = field(default=(), repr=False)  # the values the class statement names
+    bases: tuple = field(default=(), repr=False)
+    layer_kind: str | None = None
     container: str | None = None  # "Sequential", "ModuleList" or "ModuleDict" among its bases
-    layer_base: str | None = None  # the torch.nn layer among its bases (``class LN(nn.LayerNorm)``)
 
     @property
     def sequential(self) -> bool:
@@ -311,9 +338,9 @@ class BoundMethod:
     self_value: Any
 
 
-Value = Union[AbstractArray, UnknownValue, IntValue, FloatValue, ConstValue, TupleValue, DictValue,
-              SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue, ClassValue, InstanceValue,
-              BoundMethod]
+Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
+              DictValue, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
+              ClassValue, InstanceValue, BoundMethod]
 
 
 def join_dims(a: Dim, b: Dim) -> Dim:
@@ -356,6 +383,8 @@ def join_values(a: Value, b: Value) -> Value:
         return FloatValue()
     if isinstance(a, IntValue) and isinstance(b, IntValue):
         return IntValue(join_dims(a.value, b.value))
+    if is_bool(a) and is_bool(b):
+        return UNKNOWN_BOOL
     if isinstance(a, Iterable) or isinstance(b, Iterable):
         # A list filled in a loop meets the list before the loop: any length, any of the items.
         items = [v for side in (a, b) for v in (
@@ -370,6 +399,43 @@ def join_values(a: Value, b: Value) -> Value:
     if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls:
         return a
     return UNKNOWN_VALUE
+
+
+def is_bool(value: Value) -> bool:
+    """Surely a Python bool, known or not."""
+    return isinstance(value, UnknownBool) or isinstance(value, ConstValue) and \
+        isinstance(value.value, bool)
+
+
+def truth(value: Value) -> Maybe:
+    """What ``bool(value)`` surely is, or None: decided for constants, ints, tuples and dicts
+    of known length, functions, classes (torch.nn's too) and layers. Lists are left alone
+    (another method may fill them), and so are instances (a config parameter declared
+    ``cfg: Config = None``), containers (an empty Sequential is false) and other library
+    names (``torch.backends.cudnn.enabled``)."""
+    if isinstance(value, ConstValue):
+        try:
+            return bool(value.value)
+        except Exception:
+            return None
+    if isinstance(value, IntValue):
+        return bool(value.value) if isinstance(value.value, int) else None
+    if isinstance(value, KnownTruth):
+        return value.truth
+    if isinstance(value, TupleValue) and not value.is_list or isinstance(value, DictValue):
+        return bool(value.items)
+    if isinstance(value, (FunctionValue, ClassValue)) or isinstance(value, ModuleRef) and \
+            is_torch_nn_class(value.qualname):
+        return True
+    if isinstance(value, LayerValue) and value.kind not in ("Sequential", "ModuleList", "ModuleDict"):
+        return True  # a layer (an empty container is false)
+    return None
+
+
+def is_torch_nn_class(qualname: str) -> bool:
+    """``torch.nn.Conv2d``, ``torch.nn.Module``: a class torch.nn defines (its public names
+    that start with a capital are classes), which is never None and always true."""
+    return qualname.startswith("torch.nn.") and qualname.count(".") == 2 and qualname[9:10].isupper()
 
 
 def dims_of(value: Value) -> tuple | None:
@@ -405,8 +471,9 @@ def shape_value(shape: tuple) -> TupleValue:
 
 
 __all__ = [
-    "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE", "IntValue",
+    "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE",
+    "UnknownBool", "UNKNOWN_BOOL", "KnownTruth", "IntValue",
     "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
-    "join_values", "join_dims", "dims_of", "known_int", "shape_value", "vague",
+    "join_values", "join_dims", "is_bool", "is_torch_nn_class", "truth", "dims_of", "known_int", "shape_value", "vague",
 ]

@@ -22,7 +22,6 @@ from shapecheck.runtime.rules.broadcast import broadcast_dim
 from .outcome import DialectOutcome, StepView
 from .symbols import Dependence
 
-
 PIPE_WIDTH = 200
 """The width of piped output: long library messages stay on one line instead of wrapping at 80."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -63,10 +63,15 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
                  extend_exclude: list[str] | None = None, dialect: str | None = None,
                  config: Path | None = None, stdin_filename: str | None = None, jobs: int | None = None,
                  no_cache: bool = False, cache_dir: Path | None = None, output: OutputOptions = OutputOptions(),
-                 coverage: bool = False) -> int:
+                 coverage: bool = False, baseline: Path | None = None,
+                 write_baseline: Path | None = None, fix: bool = False, diff: bool = False) -> int:
     """Runs a lint and writes its output; returns the exit code. Usage errors print one line and give 2.
 
     ``coverage`` adds the shape coverage report (lint/coverage.py) to the output.
+    ``baseline`` leaves out the findings that file holds; ``write_baseline`` records
+    the findings in that file instead of printing them (lint/baseline.py). ``fix``
+    applies the findings' certain fixes and reports what is left; ``diff`` prints them as
+    a unified diff and writes nothing (lint/fixes/).
     """
     from .formats import render, render_statistics
     from .progress import progress_for
@@ -91,6 +96,12 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
             raise ConfigError("'-' (stdin) cannot be combined with other paths")
         if jobs is not None and jobs < 1:
             raise ConfigError(f"--jobs must be at least 1, got {jobs}")
+        if (fix or diff) and read_stdin:
+            raise ConfigError("--fix and --diff rewrite files: they cannot read stdin")
+        known = None
+        if baseline is not None and write_baseline is None:
+            from .baseline import Baseline
+            known = Baseline.read(baseline)  # a bad baseline is a usage error before any work
         display = None if read_stdin else progress_for(output.format, sys.stderr)
         options = LintOptions(paths=tuple(p for p in paths if str(p) != "-"), stdin_filename=stdin_filename,
                               read_stdin=read_stdin, config=config, overrides=overrides, jobs=jobs,
@@ -100,11 +111,40 @@ def lint_command(paths: list[Path], *, select: list[str] | None = None, ignore: 
         finally:
             if display is not None:
                 display.close()
+        if write_baseline is not None:
+            from .baseline import write_baseline as record
+            count = record(report, write_baseline)
     except ConfigError as exc:
         print(f"shapecheck: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     for warning in report.warnings:
         print(f"shapecheck: warning: {warning}", file=sys.stderr)
+    if write_baseline is not None:
+        print(f"shapecheck: wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}",
+              file=sys.stderr)
+        return EXIT_CLEAN
+    dropped = known.apply(report) if known is not None else 0
+    if diff or fix:
+        from .fixes import plan_fixes, write_fixes
+
+        plans = plan_fixes(report.findings)
+        count = sum(len(plan.applied) for plan in plans)
+        files = f"{len(plans)} file{'s' if len(plans) != 1 else ''}"
+        if diff:
+            sys.stdout.write("".join(plan.diff() for plan in plans))
+            if plans:
+                print(f"shapecheck: would fix {count} finding{'s' if count != 1 else ''} in {files}",
+                      file=sys.stderr)
+            return EXIT_FINDINGS if plans else EXIT_CLEAN
+        for error in write_fixes(plans):
+            print(f"shapecheck: warning: {error}", file=sys.stderr)
+        if plans:
+            print(f"shapecheck: fixed {count} finding{'s' if count != 1 else ''} in {files}", file=sys.stderr)
+            report = run_lint(replace(options, progress=None))  # what is left, as the files now are
+            dropped = known.apply(report) if known is not None else 0
+    if dropped and output.format in ("text", "concise"):
+        print(f"shapecheck: {dropped} finding{'s' if dropped != 1 else ''} in the baseline "
+              f"{baseline} not shown", file=sys.stderr)
 
     if output.format != "text":
         color = False

@@ -14,11 +14,11 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..analysis.findings import Facts, Finding, Severity, Span
+from ..analysis.findings import Facts, Finding, Fix, Severity, Span
 from ..analysis.project import file_digest
 
 # Bump when the cached layout changes; the version alone covers analyzer changes in releases.
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
 
 
 def _build_stamp() -> str:
@@ -56,15 +56,17 @@ def finding_to_record(finding: Finding) -> list:
     s = finding.span
     return [s.line, s.column, s.end_line, s.end_column, finding.code, finding.name,
             finding.severity.value, finding.message, finding.cell, [list(r) for r in finding.related],
-            list(finding.details), finding.facts.to_json() if finding.facts is not None else None]
+            list(finding.details), finding.facts.to_json() if finding.facts is not None else None,
+            finding.fix.to_json() if finding.fix is not None else None]
 
 
 def finding_from_record(record: list, path: str) -> Finding:
-    line, column, end_line, end_column, code, name, severity, message, cell, related, details, facts = record
+    line, column, end_line, end_column, code, name, severity, message, cell, related, details, facts, fix = record
     return Finding(path=path, span=Span(line, column, end_line, end_column), code=code, name=name,
                    severity=Severity(severity), message=message, cell=cell,
                    related=tuple((str(p), int(n)) for p, n in related), details=tuple(details),
-                   facts=Facts.from_json(facts) if facts is not None else None)
+                   facts=Facts.from_json(facts) if facts is not None else None,
+                   fix=Fix.from_json(fix) if fix is not None else None)
 
 
 class Cache:

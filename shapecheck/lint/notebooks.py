@@ -59,8 +59,10 @@ class NotebookProgram:
         facts = finding.facts
         if facts is not None and facts.operands:
             facts = replace(facts, operands=tuple(self._map_operand(o, cell) for o in facts.operands))
+        # Fixes rewrite .py files only: a notebook's are left out rather than mapped into cells.
         return replace(finding, span=span, cell=cell, message=self.map_references(finding.message, cell),
-                       details=tuple(self.map_references(d, cell) for d in finding.details), facts=facts)
+                       details=tuple(self.map_references(d, cell) for d in finding.details), facts=facts,
+                       fix=None)
 
     def map_references(self, text: str, cell: int) -> str:
         """"line 14" of the joined program as the reader counts it: "line 2" in ``cell``, else "line 2 of cell 5"."""

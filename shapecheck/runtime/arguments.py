@@ -74,10 +74,16 @@ def operand_shapes(values: Iterable[Any], dialect: Dialect) -> list[Shape]:
 
 
 def size_args(args: tuple) -> tuple:
-    """torch's varargs-or-sequence size arguments: ``view(2, 3)`` or ``view((2, 3))``."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
+    """torch's varargs-or-sequence size arguments: ``view(2, 3)`` or ``view((2, 3))``.
+
+    A str or float there never becomes a dim: both libraries refuse it as a size with
+    TypeError, but a str may also be the spelling of a dtype (``view(torch.float16)``), so
+    the answer is unknown (NotImplementedError), not an error.
+    """
+    sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else tuple(args)
+    if any(isinstance(size, (str, bytes, float, complex)) for size in sizes):
+        raise NotImplementedError("a size that is not an integer")
+    return sizes
 
 
 def kw(kwargs: dict, *names: str, default: Any = None) -> Any:

@@ -85,6 +85,10 @@ def _is_int(value: Any) -> bool:
     return not isinstance(value, (bool, float, str, list, tuple, _Marker)) and value is not None
 
 
+def _size_or_unknown(value: Any) -> Dim:
+    return value if _is_int(value) else UNKNOWN
+
+
 def _dims(value: Any) -> tuple | None:
     """A shape-like argument: ``(B, 3)``, ``[4]``, ``5``."""
     if _is_int(value):
@@ -190,15 +194,20 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
             "int64" if _is_int(fill) else default_float)
         return made(_size(args[:1], kwargs, False), default)
     if name in ("eye", "identity"):
+        # Two dims whatever the sizes are: a size of another type is the library's TypeError.
         n = args[0] if args else kwargs.get("N", kwargs.get("n"))
         m = args[1] if len(args) > 1 and name == "eye" else kwargs.get("M", kwargs.get("m", n))
-        return made((n, m) if _is_int(n) and _is_int(m) else None)
+        return made(None if n is None else (_size_or_unknown(n), _size_or_unknown(m)))
     if name == "arange":
         return made(_arange_shape(args), _arange_dtype(args, kwargs, default_float))
     if name in ("linspace", "logspace"):
         num = args[2] if len(args) > 2 else kwargs.get("num", kwargs.get(
             "steps", 50 if not torch else None))
-        return made((num,) if _is_int(num) else None)
+        bounds = [args[i] if len(args) > i else kwargs.get(key) for i, key in
+                  enumerate(("start", "end" if torch else "stop"))]
+        # One dim of num points; numpy's array bounds add their own dims.
+        scalar = torch or all(isinstance(b, (int, float)) or _is_int(b) for b in bounds)
+        return made((_size_or_unknown(num),) if num is not None and scalar else None)
     if name in _FROM_DATA:
         if not args:
             return None

@@ -320,6 +320,24 @@ def lt(a: Dim, b: Dim) -> Maybe:
     return None if r is None else not r
 
 
+def compare(op: str, a: Dim, b: Dim) -> Maybe:
+    """Three-valued ``a <op> b`` for Python ints (``op`` one of eq, ne, lt, le, gt, ge).
+
+    Unlike ``le`` it assumes nothing of the symbols' signs (an int the code compares may be a
+    parameter like ``dim=-1`` or an offset), so an order is decided only when ``a - b`` is a
+    constant: ``n + 1 > n`` always, ``n > 0`` never.
+    """
+    if op in ("eq", "ne"):
+        same = eq(a, b)
+        return same if op == "eq" or same is None else not same
+    if not is_known(a) or not is_known(b):
+        return None
+    diff = sub(a, b)
+    if not isinstance(diff, int):
+        return None
+    return {"lt": diff < 0, "le": diff <= 0, "gt": diff > 0, "ge": diff >= 0}[op]
+
+
 def numel(shape: Shape) -> Dim:
     return product(shape)
 
@@ -370,6 +388,6 @@ __all__ = [
     "Dim", "Shape", "Sym", "UnknownDim", "UNKNOWN", "Maybe", "sym", "is_known",
     "is_concrete", "shape_is_concrete", "add", "sub", "neg", "mul", "product",
     "floordiv", "exact_div", "eq", "is_one", "is_zero", "dims_equal", "both",
-    "either", "not_", "le", "lt", "numel", "normalize_axis", "format_dim", "format_shape",
+    "either", "not_", "le", "lt", "compare", "numel", "normalize_axis", "format_dim", "format_shape",
     "parse_dim", "atoms", "substitute",
 ]

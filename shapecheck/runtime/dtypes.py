@@ -99,6 +99,14 @@ def torch_dtype_name(dtype: str) -> str:
     return _TORCH_NAMES[dtype]
 
 
+def itemsize(dtype: str | None) -> int | None:
+    """Bytes per element ("float32" -> 4, "complex64" -> 8), or None for an unknown dtype."""
+    info = _INFO.get(dtype) if dtype is not None else None
+    if info is None:
+        return None
+    return info[2] // 8 * (2 if info[1] == "c" else 1)
+
+
 def category(dtype: str) -> int | None:
     """0 bool, 1 integer, 2 floating, 3 complex; weak scalars count as their kind."""
     weak = {"pybool": 0, "pyint": 1, "pyfloat": 2, "pycomplex": 3}

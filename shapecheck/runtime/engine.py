@@ -76,6 +76,7 @@ from .program import (
     TORCH_LEAF_INPLACE,
     TORCH_PARTIAL_OVERLAP,
     TORCH_REPEATED_WRITE,
+    TORCH_RESIZE_GRAD,
     EngineArray,
     EngineDisagreement,
     Step,
@@ -83,6 +84,7 @@ from .program import (
     Value,
     ViewOp,
 )
+from .rules.messages import NUMPY_SHAPE_IN_PLACE
 from .verdicts import RuleWarning, ShapeError
 
 DEFAULT_NUMEL_LIMIT = 10**7
@@ -139,7 +141,9 @@ class Engine:
                     results.append(StepResult(value))
                 else:
                     value, warns = self.apply(step.op, *args, **kwargs)
-                    results.append(StepResult(value, warnings=warns))
+                    outputs = value if isinstance(value, tuple) else (value,)
+                    results.append(StepResult(value, warnings=warns, shapes=tuple(
+                        o.shape for o in outputs if isinstance(o, EngineArray))))
             except ShapeError as error:
                 results.append(StepResult(error=error))
         return results
@@ -173,6 +177,8 @@ class Engine:
             return self._setitem(spec, args, metas, warns)
         if op == "copy_" and len(args) > 1 and args[1] is args[0]:
             return args[0], ()  # torch's copy_ returns at once when src is self
+        if spec.reshapes_target is not None:
+            return self._reshape_in_place(spec, args, kwargs, metas, meta_kwargs, warns)
         if spec.inplace:
             self._check_write(spec, args[0], [a for a in args[1:] if isinstance(a, EngineArray)],
                               warns)
@@ -214,6 +220,38 @@ class Engine:
         else:
             value = self._wrap(spec, op, args, kwargs, metas, data, source, result.shape, arrays)
         return value, tuple(warns)
+
+    def _reshape_in_place(self, spec: OpSpec, args: tuple, kwargs: dict, metas: tuple,
+                          meta_kwargs: dict, warns: list[RuleWarning]
+                          ) -> tuple[Value, tuple[RuleWarning, ...]]:
+        """``unsqueeze_``, ``t_``, ``resize_``, ``a.shape = s``: the target itself takes the
+        shape its twin op gives (OpSpec.reshapes_target). No element is written, so torch's
+        refusal to write repeated elements does not apply; autograd's refusals do."""
+        target = args[0]
+        if self.dialect.is_torch and target.requires_grad:
+            if spec.name in ("resize_", "resize_as_"):
+                raise ShapeError("autograd", TORCH_RESIZE_GRAD, "RuntimeError")
+            check_autograd(target)
+        result = spec.rule(*metas, dialect=self.dialect, **meta_kwargs)
+        warns.extend(result.warnings)
+        shape = tuple(result.shape)
+        if spec.reshapes_target != spec.name:  # the target becomes its twin's view of itself
+            shaped, _ = self.apply(spec.reshapes_target, *args, **kwargs)
+            if shaped.root is not target.root:  # the twin copied: ``a.shape = s`` refuses
+                raise ShapeError("view-layout", NUMPY_SHAPE_IN_PLACE, "AttributeError")
+            target.data, target.values_known = shaped.data, shaped.values_known
+            target.repeated, target._contiguous = shaped.repeated, shaped.contiguous
+        else:  # a resize: new memory, the first elements kept
+            data = None
+            if target.values_known and math.prod(shape) <= self.numel_limit:
+                data = self._execute(spec, args, kwargs, warns)
+            target.data = np.asarray(data) if data is not None else \
+                stand_in(shape, target.data.dtype)
+            target.values_known, target._contiguous = data is not None, True
+        if target.shape != shape:
+            raise EngineDisagreement(f"engine and rule disagree on {spec.name}: NumPy gave "
+                                     f"{target.shape}, the rule {shape}")
+        return target, tuple(warns)
 
     # -- writes ----------------------------------------------------------------
 

@@ -346,6 +346,9 @@ def _build_torch_impl() -> dict[str, Callable[..., Any]]:
     impl["addcmul_"] = lambda x, a, b, *, value=1: _copy_into(x, x + value * a * b)
     impl["addcdiv_"] = lambda x, a, b, *, value=1: _copy_into(x, x + value * a / b)
     impl["gather"] = impl["torch.gather"] = _torch_gather
+    impl["resize_"] = lambda x, *sizes, memory_format=None: _resized(x, sizes, zeros=False)
+    impl["resize_as_"] = lambda x, other, memory_format=None: _resized(x, (other.shape,),
+                                                                       zeros=False)
     impl["index_select"] = impl["torch.index_select"] = lambda x, dim, index: np.take(
         x, index, axis=dim)
     impl["torch.take_along_dim"] = lambda x, indices, dim=None: np.take_along_axis(
@@ -380,8 +383,24 @@ def _torch_key(key: Any) -> Any:
     return items + (Ellipsis,)
 
 
+def _resized(x: np.ndarray, sizes: tuple, zeros: bool) -> np.ndarray | None:
+    """x's elements in C order under a new shape of any element count: the first ones kept,
+    the rest zeros (ndarray.resize) or unknown (torch's resize_ leaves new memory as it finds
+    it, and reads a non-contiguous tensor's storage in memory order: None)."""
+    shape = tuple(ops.size_args(sizes))
+    count = math.prod(shape)
+    if not zeros and (count > x.size or not x.flags.c_contiguous):
+        return None
+    out = np.zeros(count, dtype=x.dtype)
+    kept = min(count, x.size)
+    out[:kept] = x.reshape(-1)[:kept]
+    return out.reshape(shape)
+
+
 def _build_numpy_impl() -> dict[str, Callable[..., Any]]:
     impl: dict[str, Callable[..., Any]] = {}
+    impl["resize"] = lambda x, *sizes, refcheck=True, new_shape=None: _resized(
+        x, sizes or (new_shape,), zeros=True) if sizes or new_shape is not None else x
     impl["np.copyto"] = _copy_into
     impl["fill"] = _fill
     impl["np.broadcast_arrays"] = lambda *xs: tuple(np.broadcast_arrays(*xs))

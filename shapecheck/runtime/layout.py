@@ -332,23 +332,58 @@ _TORCH_RUN = 64
 _TORCH_GRAIN = 32768
 
 
-def torch_reads_overwritten(written: Layout, read: Layout) -> bool:
-    """torch lets an in-place op through unchecked ("too_hard" overlap), and some output element
-    reads an element an earlier run of the walk has already written: the result is not the
-    buffered one NumPy gives (``a[:, 1:] = a[:, :-1]`` smears the first column along each row).
+_SMALLEST_VECTOR_PAIR = 64
+"""Bytes in two of the narrowest vectors torch's CPU kernels use (32 bytes on every build): an
+inner loop shorter than this runs element by element, loading every input as it goes."""
 
-    Only the case that is certain whatever the vector width: same shapes, no repeated element,
-    positive strides, one thread. A read written within the same run may or may not be loaded
-    before the store (``a[:, 1:] = a[:, :-1]`` of 17 float32 columns comes out right)."""
-    if written.shape != read.shape or written.numel == 0 or written.numel > _TORCH_GRAIN:
+
+def torch_reads_overwritten(written: Layout, read: Layout, itemsize: int | None = None,
+                            copy: bool = False) -> bool:
+    """torch lets an in-place op through unchecked ("too_hard" overlap), and some output element
+    reads an element an earlier step of the walk has already written: the result is not the
+    buffered one NumPy gives (``a[:, 1:] = a[:, :-1]`` smears the first column along each row,
+    ``x -= x[:, :1]`` subtracts zeros after the first column).
+
+    Only what is certain on every CPU, with one thread and positive strides. The vectorized
+    kernels load a run of the input before storing it (a read written within the same run may
+    or may not be loaded first: ``a[:, 1:] = a[:, :-1]`` of 17 float32 columns comes out right),
+    and load an input broadcast along the inner loop once per inner loop; an inner loop shorter
+    than any vector pair runs element by element. ``read`` may be broadcast to ``written``'s
+    shape; ``itemsize`` unknown is taken as the widest (16 bytes). A copy's earlier write
+    changes nothing when it copied an element onto itself."""
+    if written.numel == 0 or written.numel > _TORCH_GRAIN or written.has_repeated_elements() or \
+            any(st < 0 for st in written.strides + read.strides) or \
+            not expands_to(read.shape, written.shape) or all(n <= 1 for n in written.shape):
         return False
-    if any(st <= 0 and sz > 1 for layout in (written, read)
-           for sz, st in zip(layout.shape, layout.strides)):
+    broadcast = read.shape != written.shape
+    if broadcast:
+        read = read.expand(written.shape)
+    elif read.has_repeated_elements():
         return False
-    if written.has_repeated_elements() or read.has_repeated_elements():
-        return False
-    # TensorIterator's order: dims by the output's stride, innermost first, then adjacent dims
-    # that both operands step through evenly are merged into one.
+    inner_size, position = _walk(written, read)
+    row = position // inner_size
+    if broadcast:  # loaded once per inner loop: only an earlier loop's write is certain
+        step = row
+    else:  # the walk splits into (row, run of at most _TORCH_RUN elements in the row)
+        step = row * (inner_size // _TORCH_RUN + 1) + (position % inner_size) // _TORCH_RUN
+    per_element = inner_size * (itemsize or 16) < _SMALLEST_VECTOR_PAIR
+    writer, hit = _writers(written, read)
+    earlier = (step[writer] < step) | per_element & (position[writer] < position)
+    if copy:
+        earlier &= written.addresses()[writer] != read.addresses()[writer]  # it changed
+    return bool(np.any(hit & earlier))
+
+
+def expands_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """``shape`` expands to ``target`` (trailing dims equal or 1, none extra)."""
+    return len(shape) <= len(target) and all(
+        s in (1, t) for s, t in zip(tuple(shape)[::-1], tuple(target)[::-1]))
+
+
+def _walk(written: Layout, read: Layout) -> tuple[int, np.ndarray]:
+    """TensorIterator's walk of an in-place op: the size of its inner loop and every element's
+    step in it, in the arrays' own index order. Dims go by the output's stride, innermost
+    first; adjacent dims that both operands step through evenly merge into one."""
     dims = sorted((d for d in range(len(written.shape)) if written.shape[d] > 1),
                   key=lambda d: written.strides[d])
     loops: list[list[int]] = []
@@ -361,11 +396,7 @@ def torch_reads_overwritten(written: Layout, read: Layout) -> bool:
                 inner.append(d)
                 continue
         loops.append([d])
-    if not loops:
-        return False
-    inner = loops[0]
-    inner_size = int(np.prod([written.shape[i] for i in inner]))
-    # The walk position of every element, in the arrays' own index order.
+    inner_size = int(np.prod([written.shape[i] for i in loops[0]])) if loops else 1
     position = np.zeros(written.shape, dtype=np.int64)
     scale = 1
     for d in dims:  # innermost first: it moves fastest
@@ -373,14 +404,14 @@ def torch_reads_overwritten(written: Layout, read: Layout) -> bool:
         shape[d] = written.shape[d]
         position = position + np.arange(written.shape[d]).reshape(shape) * scale
         scale *= written.shape[d]
-    position = position.reshape(-1)
-    # The walk visits dims innermost first, so its position splits into (row, place in row).
-    run = (position // inner_size) * (inner_size // _TORCH_RUN + 1) + \
-        (position % inner_size) // _TORCH_RUN
+    return inner_size, position.reshape(-1)
+
+
+def _writers(written: Layout, read: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """For every element: which element of the walk writes the address it reads, and whether
+    any does."""
     out_addresses, in_addresses = written.addresses(), read.addresses()
     order = np.argsort(out_addresses)
     sorted_addresses = out_addresses[order]
     at = np.clip(np.searchsorted(sorted_addresses, in_addresses), 0, len(order) - 1)
-    hit = sorted_addresses[at] == in_addresses
-    writer_run = run[order[at]]
-    return bool(np.any(hit & (writer_run < run)))
+    return order[at], sorted_addresses[at] == in_addresses

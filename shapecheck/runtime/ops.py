@@ -82,11 +82,13 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from . import ops_ordering  # noqa: F401  (registers orderings, arg-reductions and norms)
-from . import ops_pointwise  # noqa: F401  (registers the pointwise family on import)
-from . import ops_statistics  # noqa: F401  (softmax, quantiles, nan-reductions)
-from . import ops_padding  # noqa: F401  (np.pad, F.pad, repeat_interleave)
-from . import ops_structure  # noqa: F401  (registers stacks, splits, selections, creation)
+from . import (
+    ops_ordering,  # noqa: F401  (registers orderings, arg-reductions and norms)
+    ops_padding,  # noqa: F401  (np.pad, F.pad, repeat_interleave)
+    ops_pointwise,  # noqa: F401  (registers the pointwise family on import)
+    ops_statistics,  # noqa: F401  (softmax, quantiles, nan-reductions)
+    ops_structure,  # noqa: F401  (registers stacks, splits, selections, creation)
+)
 from . import views as V
 from .arguments import ArrayArg, index_items, size_args
 from .arguments import dtype_of as _dtype
@@ -111,7 +113,7 @@ from .optable import (
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
 from .rules.axes import torch_scalar_type
-from .rules.messages import TORCH_VIEW_STRIDE
+from .rules.messages import NUMPY_SHAPE_IN_PLACE, TORCH_VIEW_STRIDE
 from .verdicts import Result, ShapeError
 from .views import call_view_kind, output_layout, resolved_view_kind
 
@@ -169,7 +171,7 @@ def _viewable(x: Any, result: Result) -> Result:
 
 def _reshape_rule(op: str) -> Callable[..., Result]:
     def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
-        new = size_args(sizes) if sizes else tuple(_kw(kwargs, "shape", "newshape", default=()))
+        new = size_args(sizes or (_kw(kwargs, "shape", "newshape", default=()),))
         if op == "view" and dialect.is_torch:
             return _viewable(x, _reshaping.view(_shape(x), new, dialect=dialect))
         return _reshaping.reshape(_shape(x), new, dialect=dialect, op=op)
@@ -217,12 +219,12 @@ def _expand_rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result
     if not sizes and "size" not in kwargs:
         raise ShapeError("argument", 'expand() missing 1 required positional arguments: "size"',
                          "TypeError")
-    target = size_args(sizes) if sizes else tuple(kwargs["size"])
+    target = size_args(sizes or (kwargs["size"],))
     return _broadcast_views.expand(_shape(x), target, dialect=dialect, dtype=_dtype(x))
 
 
 def _broadcast_to_rule(x: Any, shape: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
-    target = (shape,) if isinstance(shape, int) else tuple(shape)
+    target = size_args((shape,))
     return _broadcast_views.broadcast_to(_shape(x), target, dialect=dialect, dtype=_dtype(x))
 
 
@@ -325,6 +327,59 @@ def _numpy_view_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Res
 def _as_strided_rule(x: Any, size: Any, stride: Any, *args: Any, dialect: Dialect,
                      **kwargs: Any) -> Result:
     return Result.of(tuple(size))
+
+
+def _resize_rule(op: str) -> Callable[..., Result]:
+    """``np.resize(x, s)``, ndarray's ``x.resize(s)`` (in place), torch's ``x.resize_(*s)``."""
+    def rule(x: Any, *sizes: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        given = sizes or (_kw(kwargs, "new_shape", "size"),)
+        if given == (None,):
+            return Result.of(_shape(x))  # ndarray's x.resize() changes nothing
+        return _reshaping.resize(_shape(x), size_args(given), dialect=dialect, op=op)
+    return rule
+
+
+def _resize_as_rule(x: Any, other: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    """torch's ``x.resize_as_(other)``: x takes other's shape."""
+    return Result.of(_shape(other))
+
+
+def _shape_assignment_rule(x: Any, shape: Any, *, dialect: Dialect, **kwargs: Any) -> Result:
+    """NumPy's ``a.shape = s``: reshape's rule, but never a copy, so a layout whose dims cannot
+    be regrouped into ``s`` raises (the test torch's ``.view`` makes)."""
+    result = _reshaping.reshape(_shape(x), size_args((shape,)), dialect=dialect, op="reshape")
+    layout = x.layout if isinstance(x, ArrayArg) else None
+    if layout is not None and layout.shape == tuple(x.shape) and \
+            shape_is_concrete(result.shape) and \
+            torch_view_strides(layout.shape, layout.strides, tuple(result.shape)) is None:
+        raise ShapeError("view-layout", NUMPY_SHAPE_IN_PLACE, "AttributeError")
+    return result
+
+
+def _reshapes_like(name: str, library: str, twin: str) -> None:
+    """``name`` changes its own target's shape in place as ``twin`` shapes its result: the
+    twin's rule, naming ``name`` where the library's message names the op (``t_() expects``)."""
+    twin_rule = _TABLE[(twin, library)].rule
+
+    def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        try:
+            return twin_rule(x, *args, dialect=dialect, **kwargs)
+        except ShapeError as err:
+            raise ShapeError(err.kind, err.message.replace(f"{twin}()", f"{name}()"),
+                             err.exc_type, err.dim, err.shapes) from None
+
+    _add(name, library, rule, inplace=True, reshapes_target=twin)
+
+
+def _register_reshaping_inplace() -> None:
+    """In-place ops that change the target's own shape and strides, not its elements."""
+    for name in ("unsqueeze", "squeeze", "transpose", "t", "swapdims", "swapaxes", "as_strided"):
+        _reshapes_like(f"{name}_", "torch", name)
+    _add("resize_", "torch", _resize_rule("resize_"), inplace=True, reshapes_target="resize_")
+    _add("resize_as_", "torch", _resize_as_rule, inplace=True, reshapes_target="resize_as_")
+    _add("np.resize", "numpy", _resize_rule("np.resize"))  # a new array, elements repeated
+    _add("resize", "numpy", _resize_rule("resize"), inplace=True, reshapes_target="resize")
+    _add("shape", "numpy", _shape_assignment_rule, inplace=True, reshapes_target="reshape")
 
 
 _REDUCTIONS = ("sum", "prod", "mean", "std", "var", "amax", "amin", "any", "all")
@@ -473,6 +528,7 @@ def _register_shape_ops() -> None:
 
 
 _register_shape_ops()
+_register_reshaping_inplace()
 
 
 # --------------------------------------------------------------------------

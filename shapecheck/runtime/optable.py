@@ -66,6 +66,12 @@ class OpSpec:
     dtype: Callable[..., Any] | None = field(default=None, hash=False, compare=False)
     """The result's dtype, called like ``rule``: one dtype for every output, a tuple with one
     per output, or None when it cannot tell. Unset: each output has input 0's dtype."""
+    reshapes_target: str | None = None
+    """An in-place op that changes its target's own shape and strides, not its elements
+    (``unsqueeze_``, ``t_``, ``resize_``, numpy's ``a.shape = s``): the op whose rule and
+    implementation give the target's new shape, its out-of-place twin (``unsqueeze``), or the
+    op itself where the library has none (``resize_``). The rule's result is the target's new
+    shape; the target keeps its storage, and the change is no in-place resize (SC201)."""
 
     def applies_to(self, dialect: Dialect) -> bool:
         return self.library in ("both", dialect.library)
@@ -89,7 +95,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
          multi_output: bool = False, layout: LayoutFn | None = None,
          saves_output: bool = False, keeps_shape: bool | None = None,
          takes_sequence: bool = False, broadcasts: bool = False, adds_axis: bool = False,
-         from_sizes: bool = False, dtype: Callable[..., Any] | None = None) -> None:
+         from_sizes: bool = False, dtype: Callable[..., Any] | None = None,
+         reshapes_target: str | None = None) -> None:
     assert view_kind in VIEW_KINDS, view_kind
     if keeps_shape is None:
         keeps_shape = not inplace and rule in _SHAPE_KEEPING_RULES
@@ -103,7 +110,8 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         _TABLE[(name, lib)] = OpSpec(name, library, rule, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
-                                     takes_sequence, broadcasts, adds_axis, from_sizes, dtype)
+                                     takes_sequence, broadcasts, adds_axis, from_sizes, dtype,
+                                     reshapes_target)
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:
@@ -150,9 +158,11 @@ def keeps_shape(name: str) -> bool:
 
 @functools.cache
 def is_array_op(name: str) -> bool:
-    """Some library has an op spelled ``name``: a method of that name on an array of unknown
-    library most likely returns an array, even where this library lacks the op."""
-    return any(n == name for n, _ in _TABLE)
+    """Some library has an op spelled ``name`` that returns an array: a method of that name on
+    an array of unknown library most likely returns one, even where this library lacks the op.
+    NumPy's in-place methods return None (``a.fill(0)``, ``a.resize(s)``)."""
+    return any(n == name and not (spec.inplace and spec.library == "numpy")
+               for (n, _), spec in _TABLE.items())
 
 
 RESULT_FIELDS: dict[str, tuple[int, int]] = {
@@ -183,13 +193,19 @@ def shape_from_arguments(name: str, args: tuple, dialect: Dialect) -> tuple | No
     if name in _SIZED_BY_ARGUMENTS:
         if name == "new_full":
             args = args[:1]
-        sizes = size_args(args)
+        try:
+            sizes = size_args(args)
+        except NotImplementedError:  # a dtype view, or no sizes at all
+            return None
         if not sizes or not all(_is_size(s) for s in sizes):
             return None
         minus_one = _SIZED_BY_ARGUMENTS[name]
         return tuple(UNKNOWN if minus_one and s == -1 else s for s in sizes)
     if name == "permute":
-        dims = size_args(args)
+        try:
+            dims = size_args(args)
+        except NotImplementedError:
+            return None
         return (UNKNOWN,) * len(dims) if dims and all(isinstance(d, int) for d in dims) else None
     return None
 

@@ -25,6 +25,7 @@ TORCH_PARTIAL_OVERLAP = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
     "a single memory location. Please clone() the tensor before performing the operation.")
 TORCH_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+TORCH_RESIZE_GRAD = "cannot resize variables that require grad"
 TORCH_LEAF_VIEW_INPLACE = ("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 TORCH_EXPANDED_INDEX_PUT = (
@@ -81,11 +82,15 @@ class ViewOp:
 
 @dataclass(frozen=True)
 class StepResult:
-    """What a step gave: a value (an EngineArray or a tuple of them) or the library's error."""
+    """What a step gave: a value (an EngineArray or a tuple of them) or the library's error.
+
+    ``shapes`` are the value's array shapes when the step ran: an in-place op of a later step
+    may change the very array it holds (``x.t_().t_()``)."""
 
     value: Any = None
     error: ShapeError | None = None
     warnings: tuple[RuleWarning, ...] = ()
+    shapes: tuple = ()
 
     @property
     def ok(self) -> bool:

@@ -181,6 +181,100 @@ def test_an_unchecked_overlap_is_reported_only_where_real_torch_reads_what_it_wr
     assert claimed >= 4  # the grid holds cases the rule does claim
 
 
+ALL = (slice(None), slice(None))
+# (shape, written index, read index, dtype): in-place ops whose input is a broadcast view of
+# the written tensor.
+BROADCAST_READS = [((4, 3), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((4, 3), ALL, (slice(None), slice(1, 2)), "float64"),
+                   ((4, 3), ALL, (slice(None), slice(2, 3)), "float32"),
+                   ((2, 4, 3), ALL, (slice(None), slice(None), slice(0, 1)), "float64"),
+                   ((100, 3), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((4, 100), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((3, 200), ALL, (slice(None), slice(0, 1)), "float64"),
+                   ((3, 200), ALL, (slice(None), slice(0, 1)), "float32"),
+                   ((5, 6), (slice(None), slice(None, None, 2)), (slice(0, 1), slice(None, None, 2)),
+                    "float32"),
+                   ((6, 40), ALL, (slice(2, 3), slice(None)), "float32"),
+                   ((3, 4, 5), ALL, (slice(None), slice(0, 1), slice(None)), "float32"),
+                   ((3, 4, 5), ALL, (slice(0, 1), slice(None), slice(0, 1)), "int64"),
+                   ((8, 2), ALL, (slice(None), slice(1, 2)), "uint8"),
+                   ((4, 5), (slice(None), slice(0, 2)), (slice(0, 1), slice(1, 3)), "float32"),
+                   ((6, 70), (slice(None), slice(0, 64)), (slice(0, 1), slice(1, 65)), "float64"),
+                   ((4, 5), (slice(1, None), slice(0, 3)), (slice(1, 2), slice(1, 4)), "int32")]
+
+
+@pytest.mark.parametrize("op", ["sub", "add", "mul", "copy"])
+def test_a_broadcast_overlap_is_claimed_only_where_real_torch_reads_what_it_wrote(op):
+    """torch does not check a broadcast input taken from the written tensor (x -= x[:, :1]);
+    its vectorized kernels load such an input once per inner loop, the scalar ones at every
+    element. The rule claims a wrong result only where every CPU gives one: real torch must
+    agree on each claim (the runs that come out right are the ones it leaves alone)."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from shapecheck.runtime.dtypes import itemsize
+    from shapecheck.runtime.layout import (
+        Layout,
+        torch_reads_overwritten,
+        torch_overlap_status,
+    )
+
+    claimed = 0
+    for shape, write, read, dtype in BROADCAST_READS:
+        base = Layout.contiguous(shape)
+        w, r = base.index(write), base.index(read)
+        if torch_overlap_status(w, r) != "too_hard":
+            continue  # dense views: torch checks them (and raises)
+        if not torch_reads_overwritten(w, r, itemsize(dtype), copy=op == "copy"):
+            continue
+        claimed += 1
+        data = np.random.default_rng(1).integers(1, 9, shape).astype(dtype)
+        expected, tensor = data.copy(), torch.from_numpy(data.copy())
+        if op == "copy":
+            expected[write] = data[read]
+            tensor[write] = tensor[read]
+        else:
+            ufunc = getattr(np, {"sub": "subtract", "add": "add", "mul": "multiply"}[op])
+            expected[write] = ufunc(data[write], data[read])
+            getattr(tensor[write], op + "_")(tensor[read])
+        assert not np.array_equal(tensor.numpy(), expected), (shape, write, read, dtype, op)
+    assert claimed >= (2 if op == "copy" else 6)
+
+
+def test_subtracting_a_column_of_the_tensor_itself_is_reported_and_comes_out_wrong():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+
+    x = torch.arange(1.0, 13.0).reshape(4, 3)
+    x -= x[:, :1]
+    """
+    assert codes(code) == [(5, "SC303")]
+    fixed = code.replace("x[:, :1]", "x[:, :1].clone()")
+    assert codes(fixed) == []
+    assert not torch.equal(run(code)["x"], run(fixed)["x"])
+    # The last column is read before anything writes it: that walk comes out right.
+    last = code.replace("x[:, :1]", "x[:, -1:]")
+    assert codes(last) == []
+    assert torch.equal(run(last)["x"], run(fixed.replace(":1]", "-1:]"))["x"])
+
+
+def test_setitem_of_a_broadcast_value_is_never_refused_but_copy_and_ops_are():
+    # x[...] = v of another shape copies v expanded, which torch does not check; copy_ and
+    # pointwise ops check the operands as given.
+    torch = pytest.importorskip("torch")
+    setup = "import torch\na = torch.arange(240.0).reshape(6, 40)\n"
+    for statement, last_row in (("a[:, :] = a[2:3, :]", torch.arange(80.0, 120.0)),
+                                ("a[:] = a[2]", torch.arange(80.0, 120.0)),
+                                ("a[1:] = a[0, 0]", torch.zeros(40))):
+        assert codes(setup + statement + "\n") == [], statement
+        assert torch.equal(run(setup + statement + "\n")["a"][5], last_row)
+    for statement in ("a.copy_(a[2:3])", "a -= a[2:3, :]", "a[1:] = a[:-1]"):
+        assert codes(setup + statement + "\n") == [(3, "SC303")], statement
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            run(setup + statement + "\n")
+
+
 @pytest.mark.parametrize(("conversion", "shared"), [
     ("np.asarray(a, dtype=np.float32)", True),
     ("np.asarray(a, dtype=np.float64)", False),
@@ -241,3 +335,94 @@ def test_copy_copy_of_a_parameter_that_may_be_a_dict_is_a_new_container():
     env = run(code)
     env["add_library"]("m", ["a.c"], info)
     assert info == {"language": "c"}
+
+
+@pytest.mark.parametrize(("snapshot", "fixed", "read"), [
+    ("kept = model.state_dict(keep_vars=True)",
+     "kept = {k: v.detach().clone() for k, v in model.state_dict(keep_vars=True).items()}",
+     "kept['weight'][0]"),
+    ("kept, _ = model.weight.detach().unbind(0)",
+     "kept, _ = model.weight.detach().clone().unbind(0)", "kept"),
+    ("kept = list(model.weight.detach())", "kept = list(model.weight.detach().clone())",
+     "kept[0]"),
+])
+def test_rows_and_state_dicts_that_look_like_copies_move_with_the_weights(snapshot, fixed, read):
+    # state_dict(keep_vars=True) holds the parameters themselves; unbind and list() give views.
+    torch = pytest.importorskip("torch")
+    code = f"""
+    import torch
+    from torch import nn
+
+    model = nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    start = model.weight.detach().clone()[0]
+    {snapshot}
+    model(torch.ones(4, 3)).sum().backward()
+    opt.step()
+    moved = not torch.equal({read}, start)
+    """
+    assert codes(code) == [(8, "SC304")]
+    assert run(code)["moved"]
+    fixed_code = code.replace(snapshot, fixed)
+    assert codes(fixed_code) == []
+    assert not run(fixed_code)["moved"]
+
+
+def test_an_array_made_with_copy_false_is_the_array_itself():
+    code = """
+    import numpy as np
+
+    x = np.ones(3)
+    kept = np.array(x, copy=False)
+    x += 1
+    seen = kept[0]
+    """
+    assert codes(code) == [(5, "SC304")]
+    assert run(code)["seen"] == 2.0
+    fixed = code.replace("copy=False", "copy=True")
+    assert codes(fixed) == []
+    assert run(fixed)["seen"] == 1.0
+
+
+def test_nn_init_fills_its_tensor_in_place_under_no_grad():
+    # A snapshot of the weight moves with it; a leaf may be filled; a saved input may not.
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+    from torch import nn
+
+    emb = nn.Embedding(10, 4)
+    kept = emb.weight.detach()
+    nn.init.zeros_(emb.weight)
+    total = float(kept.abs().sum())
+    """
+    assert codes(code) == [(6, "SC304")]
+    assert run(code)["total"] == 0.0
+    saved = """
+    import torch
+    from torch import nn
+
+    x = torch.ones(3, requires_grad=True)
+    scale = torch.full((3,), 2.0)
+    y = x * scale
+    nn.init.ones_(scale)
+    y.sum().backward()
+    """
+    assert codes(saved) == [(8, "SC307")]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        run(saved)
+
+
+def test_requires_grad_called_on_its_own_makes_the_tensor_a_leaf():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+
+    w = torch.zeros(3)
+    w.requires_grad_()
+    w.add_(1)
+    """
+    assert codes(code) == [(6, "SC307")]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        run(code)
+    assert codes(code.replace("w.add_(1)", "with torch.no_grad():\n        w.add_(1)")) == []

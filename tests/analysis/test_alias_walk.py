@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
@@ -80,6 +81,30 @@ def test_every_rule_reads_one_list_of_expected_failure_contexts(context):
     plain = code.replace(f"with {context}:", "if True:")
     found = analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())
     assert sorted(f.code for f in found) == ["SC101", "SC302"]
+
+
+@pytest.mark.parametrize("call", ["np.testing.assert_raises(ValueError, bad)",
+                                  "pytest.raises(ValueError, bad)",
+                                  "self.assertRaises(ValueError, bad)"])
+def test_a_function_handed_to_an_expectation_of_failure_is_written_to_fail(call):
+    """numpy's own tests: ``def rs(): b.shape = (10,)`` then ``assert_raises(AttributeError,
+    rs)``. The function runs inside the expectation, as a ``with pytest.raises`` body does."""
+    code = f"""
+    import numpy as np
+    import pytest
+    def case(self):
+        x = np.empty((3, 1))
+        def bad():
+            x[:] = np.arange(3)
+        {call}
+    """
+    assert analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings()) == []
+    plain = code.replace(call, "bad()")
+    assert [f.code for f in analyze_source(textwrap.dedent(plain), "t.py", AnalysisSettings())] \
+        == ["SC201"]
+    x = np.empty((3, 1))
+    with pytest.raises(ValueError):
+        x[:] = np.arange(3)
 
 
 MODULE = """
@@ -228,6 +253,37 @@ def test_snapshot_goes_stale_through_a_helper_that_writes_its_argument():
     assert run(code)["delta"].tolist() == [0.0, 0.0, 0.0]
 
 
+def test_a_name_handed_to_the_helper_that_updates_it_is_not_a_stale_snapshot():
+    # The caller passes the very name it reads after: it gave the helper that array to update.
+    code = """
+    import numpy as np
+
+    def tally(total, x):
+        total += x
+        return total.sum()
+
+    class Tracker:
+        def __init__(self):
+            self.total = np.ones(3)
+
+        def step(self, x):
+            total = self.total
+            s = tally(total, x)
+            return total.max() + s
+
+        def step_attribute(self, x):
+            s = tally(self.total, x)
+            return self.total.max() + s
+
+    out = Tracker().step(np.ones(3))
+    """
+    assert codes(code) == []
+    assert run(code)["out"] == 2.0 + 6.0
+    other = code.replace("s = tally(total, x)", "s = tally(self.total, x)")
+    assert codes(other) == [(13, "SC304")]  # written through another name: stale
+    assert run(other)["out"] == 2.0 + 6.0  # total moved with self.total
+
+
 SCALER = """
 import numpy as np
 
@@ -270,6 +326,41 @@ def test_argument_mutation_passes_through_a_helper_of_a_helper():
     assert "prepare() -> _center() modifies 'data' in place (line 5)" in found[0].message
     env = run(code.replace("print(data)", "first = data[0]"))
     assert env["first"] == -1.5
+
+
+ROUTER = """
+import torch
+from torch import nn
+
+def route(logits):
+    probs = logits.softmax(-1)
+    logits += torch.rand(logits.shape)
+    return probs.argmax(-1)
+
+def forward_logits(layer, x):
+    logits = layer(x)
+    top = route(logits)
+    return top, logits
+
+def encoder(x):
+    return forward_logits(nn.Linear(8, 4), x)
+
+def decoder(x):
+    return forward_logits(nn.Linear(8, 4), x)
+"""
+
+
+def test_a_function_reading_an_array_it_made_after_a_helper_wrote_it_is_one_finding_at_its_call():
+    # Found on real model code (an MoE router returns the logits its route_tokens() added noise
+    # to): the logits are known to be an array only with the callers' layers, and every caller
+    # analyzes the function again. The cause is one, and the place to act is the call in it.
+    pytest.importorskip("torch")
+    found = analyze_source(textwrap.dedent(ROUTER), "t.py", AnalysisSettings())
+    assert [(f.line, f.code) for f in found] == [(12, "SC305")]
+    assert "with the arguments of this call" not in found[0].message
+    env = run(ROUTER + "\nlayer = nn.Linear(8, 4)\nx = torch.ones(3, 8)\n"
+                       "top, logits = forward_logits(layer, x)\nnoisy = logits != layer(x)\n")
+    assert env["noisy"].all()  # the returned logits carry the noise
 
 
 def test_a_str_parameter_grown_with_plus_equals_is_not_an_array_write():
@@ -398,6 +489,34 @@ def test_a_deep_copy_or_a_read_before_the_step_is_no_stale_alias():
     saved_first = EARLY_STOPPING.replace("restored = model.load_state_dict(best_state)\n", "")
     saved_first = saved_first.replace("start = model", "n = len(best_state)\nstart = model")
     assert codes(saved_first) == []
+
+
+@pytest.mark.parametrize("built", ["Net().to('cpu')", "Net().float().train()", "Net().cpu()"])
+def test_a_model_moved_or_switched_with_a_method_that_returns_it_is_still_the_model(built):
+    # nn.Module.to / cpu / float / train ... change the module in place and return it.
+    torch = pytest.importorskip("torch")
+    code = EARLY_STOPPING.replace("model = Net()", f"model = {built}")
+    assert codes(code) == [(20, "SC304")]
+    env = run(code)
+    assert isinstance(env["model"], env["Net"])
+    assert torch.equal(env["best_state"]["fc.weight"], env["model"].fc.weight)
+
+
+def test_a_layer_cast_with_a_method_that_returns_it_keeps_its_shape_rule():
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+    from torch import nn
+
+    head = nn.Linear(3, 2).float()
+    y = head(torch.ones(5, 4))
+    """
+    found = analyze_source(textwrap.dedent(code), "t.py", AnalysisSettings())
+    assert [(f.line, f.code) for f in found] == [(6, "SC106")]
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        run(code)
+    layer = torch.nn.Linear(3, 2)
+    assert layer.float() is layer  # torch returns the module itself
 
 
 def test_layer_parameters_are_leaves_and_nn_init_of_an_indexed_copy_does_nothing():

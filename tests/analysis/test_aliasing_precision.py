@@ -156,3 +156,68 @@ def test_a_loop_that_writes_one_piece_per_pass_and_reads_the_next_is_not_reporte
     assert env["total"] == 4 * (3 * 2 - 2 * 0.5)
     again = TILES.replace("total += blend(tiles[i])", "total += blend(tiles)")
     assert codes(again) == [(18, "SC305")]  # the whole array, written on every pass
+
+
+COPY_FALSE_TEST = """
+import numpy as np
+from numpy.testing import assert_array_equal
+
+def test_array_copy_false():
+    d = np.array([1, 2, 3])
+    e = np.array(d, copy=False)
+    d[1] = 3
+    assert_array_equal(e, [1, 3, 3])
+    assert e[1] == 3
+"""
+
+
+def test_a_snapshot_read_only_by_asserts_tests_the_sharing_on_purpose():
+    # Found on numpy's own tests: the assert checks that e shares d's memory.
+    assert codes(COPY_FALSE_TEST) == []
+    env: dict = {}
+    exec(compile(COPY_FALSE_TEST, "<snippet>", "exec"), env)  # noqa: S102 (our own snippet)
+    env["test_array_copy_false"]()
+    relied_on = COPY_FALSE_TEST.replace("    assert e[1] == 3\n", "    return e.sum()\n")
+    assert codes(relied_on) == [(7, "SC304")]
+
+
+def test_a_name_bound_in_one_pass_of_a_loop_is_not_the_array_the_next_pass_makes():
+    """numpy's chebder: ``c = der`` at the end of a pass, then ``der = np.empty(...)`` and
+    writes into der in the next. The new der is other memory: c is no stale alias of it."""
+    code = """
+    import numpy as np
+
+    def chebder(c, cnt, scl):
+        c = np.array(c, ndmin=1, copy=True)
+        n = len(c)
+        for i in range(cnt):
+            n = n - 1
+            c *= scl
+            der = np.empty((n,) + c.shape[1:], dtype=c.dtype)
+            for j in range(n, 2, -1):
+                der[j - 1] = (2 * j) * c[j]
+                c[j - 2] += (j * c[j]) / (j - 2)
+            if n > 1:
+                der[1] = 4 * c[2]
+            der[0] = c[1]
+            c = der
+        return c
+    """
+    assert analyze_source(textwrap.dedent(code), "t.py") == []
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(code), "t.py", "exec"), namespace)
+    coefficients = [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert np.allclose(namespace["chebder"](coefficients, 2, 1.0),
+                       np.polynomial.chebyshev.chebder(coefficients, 2))
+    # The same loop with a real alias: old is x, and x changes before old is read.
+    stale = """
+    import numpy as np
+
+    def f(k):
+        for i in range(k):
+            x = np.zeros(3)
+            old = x
+            x += 1
+            print(old)
+    """
+    assert [f.code for f in analyze_source(textwrap.dedent(stale), "t.py")] == ["SC304"]

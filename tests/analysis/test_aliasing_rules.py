@@ -29,7 +29,7 @@ def codes(code: str, dialect: str | None = None) -> list[tuple[int, str]]:
 OVERLAP_CASES = [
     ("a = torch.arange(5.0)", "a[1:] = a[:-1]", True),
     ("a = torch.arange(2.0)", "a[1:] = a[:-1]", False),  # one element each: no overlap
-    ("m = torch.ones(3, 4)", "m[:, 1:] = m[:, :-1]", False),  # not dense: torch does not check
+    ("m = torch.ones(3, 40)", "m[:, 1:] = m[:, :-1]", False),  # not dense: torch does not check
     ("m = torch.ones(3, 4)", "m[1:] = m[:-1]", True),
     ("m = torch.ones(3, 3)", "m += m.T", True),
     ("m = torch.ones(3, 3)", "m += m", False),  # the very same view
@@ -60,6 +60,18 @@ def test_overlap_is_reported_exactly_when_torch_refuses(setup, statement, raises
         assert "refer to a single memory location" in str(exc)
         raised = True
     assert raised == raises
+
+
+def test_an_unchecked_overlap_of_short_rows_is_reported_and_smears_the_rows():
+    # Rows shorter than any vector pair are copied element by element, each reading what the
+    # step before wrote; torch checks nothing there, so the result is silently wrong.
+    torch = pytest.importorskip("torch")
+    code = "import torch\nm = torch.arange(12.0).reshape(3, 4)\nm[:, 1:] = m[:, :-1]\n"
+    assert codes(code) == [(3, "SC303")]
+    fixed = code.replace("m[:, :-1]\n", "m[:, :-1].clone()\n")
+    assert codes(fixed) == []
+    assert run(code)["m"][0].tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert run(fixed)["m"][0].tolist() == [0.0, 0.0, 1.0, 2.0]
 
 
 def test_overlap_in_numpy_is_not_reported_because_numpy_copies_the_input():

@@ -19,6 +19,17 @@ def codes(source: str, dialect: str | None = None) -> list[tuple[int, str]]:
 
 
 CASES = {
+    "a str given as a size never becomes a dim, so branches that disagree still join": (
+        """
+        import torch
+        def f(flag: bool, items: list):
+            size = "auto"
+            if flag:
+                y = torch.zeros(3, len(items)).expand(-1, size)
+            else:
+                y = torch.zeros(3, 4)
+            return y + 1
+        """, []),
     "from-import of numpy functions has array semantics": (
         """
         from numpy import zeros, ones

@@ -162,8 +162,7 @@ def test_isinstance_of_a_layer_and_is_between_classes_take_one_path():
 
 def test_isinstance_agrees_with_torch_on_every_pair_of_layers_it_knows():
     torch = pytest.importorskip("torch")
-    from shapecheck.runtime.nn import LAYERS, LOSSES
-    from shapecheck.runtime.nn.sizes import CONTAINERS, is_layer_subclass
+    from shapecheck.runtime.nn import CONTAINERS, LAYERS, LOSSES, is_layer_subclass
 
     names = [n for n in (*LAYERS, *LOSSES, *CONTAINERS) if hasattr(torch.nn, n)]
     for kind in names:

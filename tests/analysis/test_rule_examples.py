@@ -5,10 +5,10 @@ from __future__ import annotations
 import traceback
 
 import pytest
+from rule_examples import marked, run
 
 from shapecheck.analysis.api import AnalysisSettings, analyze_source
 from shapecheck.analysis.rules import all_rules
-from rule_examples import marked, run
 
 SHAPE_CODES = ("SC101", "SC102", "SC103", "SC104", "SC105", "SC106", "SC107", "SC108", "SC109",
                "SC110", "SC111", "SC112", "SC113", "SC114", "SC201", "SC202", "SC203")

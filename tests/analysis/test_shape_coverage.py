@@ -175,3 +175,16 @@ def test_a_read_above_the_layer_that_says_the_rank_counts_with_that_rank():
     """)
     assert levels["identity"] == levels["self.conv(x)"] == FULLY_KNOWN
     assert counts.rank_known == counts.arrays
+
+
+def test_a_conversion_of_a_list_nobody_describes_is_an_array_and_arange_is_one_dim():
+    _, levels = measured("""
+        import torch
+
+        def anchors(scales: list[int], window: list[int]):
+            s = torch.as_tensor(scales, dtype=torch.float32)
+            coords = torch.arange(window[0])
+            return s, coords
+        """)
+    assert levels["torch.as_tensor(scales, dtype=torch.float32)"] == RANK_UNKNOWN
+    assert levels["torch.arange(window[0])"] == RANK_KNOWN

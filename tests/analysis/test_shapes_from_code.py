@@ -328,3 +328,48 @@ def test_an_assignment_of_more_dims_than_its_slot_is_an_error_only_when_they_are
     buf[0] = np.zeros((1, 3, 4))  # b == 1 runs: a leading 1 is dropped
     with pytest.raises(ValueError):
         buf[0] = np.zeros((2, 3, 4))
+
+
+def _line_of(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line)
+
+
+def test_a_product_with_a_known_matrix_says_the_trailing_dims_of_both_sides():
+    """``x @ w`` with w (16, 8): x ends in 16 whatever its rank, and the product in 8."""
+    torch = pytest.importorskip("torch")
+    source = """
+    import torch
+
+
+    def head(x):
+        w = torch.randn(16, 8)
+        h = x @ w
+        v = torch.randn(WIDTH, 4)
+        return h @ v
+    """
+    assert analyzed(source.replace("WIDTH", "8"))[1] == []
+    bad = source.replace("WIDTH", "9")
+    assert analyzed(bad)[1] == [(_line_of(bad, "return h @ v"), "SC106")]
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(bad), "snippet.py", "exec"), namespace)
+    for rank in (1, 2, 3):  # every rank of x fails the same way
+        with pytest.raises(RuntimeError):
+            namespace["head"](torch.randn(*(2,) * (rank - 1), 16))
+
+
+def test_operator_functions_are_the_operators():
+    torch = pytest.importorskip("torch")
+    source = """
+    import math
+    import operator
+
+    import torch
+
+    x = torch.zeros(2, 64)
+    y = operator.mul(x, 1.0 / math.sqrt(16))
+    z = operator.add(y, torch.zeros(3))
+    """
+    assert analyzed(source)[1] == [(_line_of(source, "z = operator.add("), "SC101")]
+    with pytest.raises(RuntimeError):
+        import operator
+        operator.add(torch.zeros(2, 64), torch.zeros(3))

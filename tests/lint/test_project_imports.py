@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from shapecheck.analysis.interpret import imported
 from shapecheck.lint import runner
 
 
@@ -272,3 +273,81 @@ def test_worker_processes_follow_imports_as_a_single_process_does(project, shape
     monkeypatch.setattr(runner, "SERIAL_MAX_BYTES", 0)
     assert findings(shapecheck, "--jobs", "2", ".") == serial
     assert serial == [(f"pkg/user{i}.py", 4, "SC101") for i in range(4)]
+
+
+def _over_budget_project() -> dict[str, str]:
+    """Six helpers, each importing four leaves (30 modules, over the per-file budget of 24),
+    then a constant that decides a finding: a file importing them all may not load the last."""
+    files = {"pkg/__init__.py": "", "pkg/conf.py": "WIDTH = 4\n"}
+    for h in range(6):
+        for leaf in range(4):
+            files[f"pkg/leaf{h}{leaf}.py"] = f"def g{h}{leaf}(x):\n    return x\n"
+        imports = "".join(f"from .leaf{h}{leaf} import g{h}{leaf}\n" for leaf in range(4))
+        calls = "".join(f"g{h}{leaf}(" for leaf in range(4)) + "x" + ")" * 4
+        files[f"pkg/helper{h}.py"] = f"{imports}\n\ndef f{h}(x):\n    return {calls}\n"
+    helpers = "".join(f"from .helper{h} import f{h}\n" for h in range(6))
+    files["pkg/warm.py"] = helpers
+    files["pkg/wide.py"] = helpers + (
+        "from .conf import WIDTH\nimport numpy as np\n\n"
+        "z = f0(np.zeros((3, WIDTH))) + np.zeros(5)\n")
+    return files
+
+
+def test_a_files_findings_do_not_depend_on_the_files_analyzed_before_it_in_the_process(
+        project, shapecheck):
+    write(project, _over_budget_project())
+    alone = findings(shapecheck, "pkg/wide.py")
+    # The helpers this process has now run are reused, and must count as running them would.
+    after_others = [f for f in findings(shapecheck, "pkg/warm.py", "pkg/wide.py")
+                    if f[0] == "pkg/wide.py"]
+    assert after_others == alone
+
+
+def test_the_cache_knows_every_file_a_reused_import_read(project, shapecheck, monkeypatch):
+    leaf = "def widen(x):\n    return x\n"
+    write(project, {
+        "leaf.py": leaf,
+        "helper.py": "from leaf import widen\n\n\ndef grow(x):\n    return widen(x)\n",
+        "a_first.py": "from leaf import widen\nfrom helper import grow\n",
+        "b_second.py": """
+            import numpy as np
+            from helper import grow
+
+            z = grow(np.zeros((3, 4))) + np.zeros(5)
+            """})
+
+    def second_codes():
+        run = shapecheck("lint", "--format", "json", "a_first.py", "b_second.py")
+        return [(f["path"], f["line"], f["code"]) for f in run.json()]
+
+    # b_second.py reuses helper.py as a_first.py's analysis left it, leaf.py already loaded.
+    assert second_codes() == [("b_second.py", 4, "SC101")]
+    monkeypatch.setattr(imported, "_LOADED", type(imported._LOADED)())  # a new process
+    write(project, {"leaf.py": leaf.replace("return x", "return x.sum()")})
+    assert second_codes() == []
+
+
+def test_an_imported_config_default_that_is_no_size_never_becomes_a_dim(project, shapecheck):
+    write(project, {
+        "conf.py": """
+            class MixerConfig:
+                head_dim = "auto"  # replaced by the real size when the config is built
+            """,
+        "mixer.py": """
+            import torch
+            from conf import MixerConfig
+
+
+            class Mixer(torch.nn.Module):
+                def __init__(self, config: MixerConfig):
+                    super().__init__()
+                    self.head_dim = config.head_dim
+
+                def forward(self, dt, cached: bool):
+                    if cached:
+                        dt = torch.zeros(3, len(dt)).expand(-1, self.head_dim)
+                    else:
+                        dt = torch.zeros(3, 4)
+                    return dt
+            """})
+    assert findings(shapecheck, ".") == []

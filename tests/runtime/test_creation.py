@@ -106,3 +106,23 @@ def test_a_value_nothing_is_known_of_is_an_int_inside_a_size_and_data_elsewhere(
     assert creation("numpy", "zeros", (ANYTHING,), {}).shape is None  # n or a shape tuple
     assert creation("numpy", "arange", (ANYTHING,), {}).shape == (UNKNOWN,)
     assert creation("numpy", "array", (ANYTHING,), {}) == Created(None, None, like=0)
+
+
+@pytest.mark.parametrize("library, name, args, kwargs, rank", [
+    ("numpy", "eye", (4,), {}, 2), ("torch", "eye", (4,), {}, 2), ("numpy", "identity", (4,), {}, 2),
+    ("torch", "linspace", (0, 1, 5), {}, 1), ("numpy", "linspace", (0, 1, 5), {}, 1),
+    ("numpy", "logspace", (0, 1, 5), {}, 1), ("torch", "logspace", (0, 1, 5), {}, 1),
+])
+def test_a_size_nothing_is_known_of_still_gives_the_rank_the_function_always_makes(
+        library, name, args, kwargs, rank):
+    """eye is 2-d and linspace 1-d whatever their sizes (a size of another type is the
+    library's TypeError); only the sizes are unknown."""
+    from shapecheck.runtime.creation import ANYTHING
+    assert len(_real(library, name, args, kwargs).shape) == rank
+    unknown = tuple(ANYTHING if isinstance(a, int) and a > 1 else a for a in args)
+    assert creation(library, name, unknown, kwargs).shape == (UNKNOWN,) * rank
+
+
+def test_numpy_linspace_between_arrays_adds_their_dims():
+    assert np.linspace(np.zeros(3), np.ones(3), 5).shape == (5, 3)
+    assert creation("numpy", "linspace", (ARRAY, ARRAY, 5), {}).shape is None

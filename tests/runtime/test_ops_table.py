@@ -363,6 +363,25 @@ def test_sizes_in_the_arguments_give_the_result_shape_without_the_input():
     assert tuple(x.unsqueeze(0).permute(0, 2, 1).shape) == (1, 6, 4)
 
 
+_NOT_SIZES = [("expand", "torch", (-1, "auto")), ("expand", "torch", (2, 3.0)),
+              ("view", "torch", (6.0,)), ("reshape", "torch", ("a",)),
+              ("reshape", "numpy", (2, 3.0)), ("reshape", "numpy", ("ab",)),
+              ("np.broadcast_to", "numpy", ((2, 3.0),)), ("permute", "torch", (1, 0.0)),
+              ("repeat", "torch", (1, 2.0)), ("transpose", "numpy", (1, 0.0)),
+              ("new_zeros", "torch", (2, 3.0))]
+
+
+@pytest.mark.parametrize("name,library,sizes", _NOT_SIZES)
+def test_a_str_or_float_size_is_refused_by_the_library_and_never_becomes_a_dim(name, library,
+                                                                               sizes):
+    dialect = NUMPY if library == "numpy" else TORCH
+    x = np.zeros((2, 3)) if library == "numpy" else pytest.importorskip("torch").zeros(2, 3)
+    with pytest.raises(TypeError):
+        getattr(np, name[3:])(x, *sizes) if name.startswith("np.") else getattr(x, name)(*sizes)
+    with pytest.raises(NotImplementedError):  # an unknown answer: a str may spell a dtype
+        lookup(name, dialect).rule(ArrayArg((2, 3), "float32"), *sizes, dialect=dialect)
+
+
 def test_sequence_broadcast_and_new_axis_facts_match_the_libraries():
     torch = pytest.importorskip("torch")
     for spec in ops.all_specs():

@@ -25,23 +25,27 @@ from ..values import AbstractArray, ModuleRef
 from .attributes import Attributes
 from .builtins import Builtins
 from .calls import Calls
+from .classes import Classes
 from .constraints import Constraints
 from .containers import Containers
 from .context import Context, Step
 from .creation import Creation
+from .dicts import Dicts
 from .effects import Effects
 from .env import Scope
 from .expressions import Expressions
 from .functions import Functions
 from .imported import ImportSession, ProjectImports
+from .inplace import InPlace
 from .modules import Modules
 from .opcalls import OpGateway
 from .recurrent import Recurrent
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls, Builtins,
-                  Containers, Creation, Functions, Modules, Recurrent, Effects, Constraints):
+class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls,
+                  Builtins, Containers, Creation, Functions, Modules, Classes, Recurrent, Effects,
+                  Constraints, Dicts, InPlace):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,
@@ -61,6 +65,8 @@ def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
     """
     interp = Interpreter(module, source, path, settings)
     interp.coverage = coverage
+    if coverage is not None:
+        coverage.attach(interp)
     if os.path.isfile(path):
         session = ImportSession(path, getattr(settings, "project_root", None))
         interp.start_imports(session)

@@ -8,6 +8,10 @@ statements and buffers made by allocators are exempt (``contracts.py``); a param
 to such a callee passes the write on to our own caller. A parameter nothing is known of
 becomes, for its aliasing only, an array of unknown rank in the caller's memory
 (``Functions.caller_owned``; ``Storage.is_array`` False).
+
+The finding sits at the call in the function that reads the array. When that array is the
+function's own (made in its body, not reached from its arguments), it stays there even when
+only a caller's arguments made the array known: one finding, not one at every call of it.
 """
 
 from __future__ import annotations
@@ -49,10 +53,13 @@ class ArgumentWrites:
         del self.pending_calls[alias.storage.id]
         call, (inplace_node, chain), callee, _param, _ = pending
         inplace_line = self.line(inplace_node)
-        # One finding per cause, where the caller can act: at the call, naming the write.
+        # One finding per cause, where the caller can act: at the call, naming the write. An
+        # array this function made itself is its own: the finding stays at this call whatever
+        # arguments made the array known, not at each call of the function that knew them.
+        own = bool(self.caller_storages) and alias.storage.id not in self.caller_storages[-1][0]
         self.report("SC305", call, argument_mutation_message(
             callee, chain, name, inplace_line, self.line(node)),
-            related=((self.path, inplace_line),))
+            related=((self.path, inplace_line),), own=own)
 
     def track_argument_writes(self, node: cst.Call, func: Value, args: list,
                               kwargs: dict) -> None:
@@ -97,10 +104,15 @@ class ArgumentWrites:
                 continue
             version = self.versions.get(storage.id, 0) + 1
             self.versions[storage.id] = version
+            # Written through the name the call passed (tally(total) writes total), as a write
+            # in the caller's own code would be: no snapshot of that name goes stale by it.
+            given = _argument_node(node, index - (len(positional) - len(args)), param.name.value)
+            writer = given.value if isinstance(given, cst.Name) else f"{label}()"
             self.writes[storage.id] = self.writes.get(storage.id, ()) + (
-                (version, f"{label}()", None, node),)
+                (version, writer, None, node),)
+            owned = bool(self.caller_storages) and storage.id in self.caller_storages[-1][1]
             if not mutation_is_documented(definition, param.name.value) and \
-                    id(node) not in self.statement_calls and \
+                    id(node) not in self.statement_calls and not owned and \
                     storage.id not in self.workspaces and returns_value(definition):
                 self.pending_calls[storage.id] = (node, inplace, label, param.name.value,
                                                   frozenset())
@@ -142,6 +154,22 @@ def storage_paths(values: list) -> dict[tuple, int]:
     for index, value in enumerate(values):
         walk(value, (index,), set())
     return found
+
+
+def _argument_node(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
+    """The expression a call passes for the parameter at ``index`` (among the call's own
+    positional arguments) or named ``name``; None for a splat or nothing."""
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if positional == index:
+                return arg.value
+            positional += 1
+        elif arg.keyword.value == name:
+            return arg.value
+    return None
 
 
 def _next_piece(call: cst.Call, read: cst.CSTNode) -> bool:

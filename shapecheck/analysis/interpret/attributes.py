@@ -8,6 +8,7 @@ import numpy as np
 
 from ...runtime.dims import UNKNOWN, numel, sym
 from ...runtime.members import TENSOR_MEMBERS
+from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ...runtime.optable import RESULT_FIELDS
 from ..values import (
     UNKNOWN_VALUE,
@@ -31,6 +32,8 @@ from ..values import (
 )
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
+    LAYER_ATTR,
+    STR_METHODS,
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
@@ -41,9 +44,10 @@ from .env import (
     NamespaceValue,
     OptimizerMethod,
     OptimizerValue,
+    StrMethod,
     SuperValue,
 )
-from .modules import LAYER_BUFFERS
+from .names import method_kind
 
 
 def _module_attribute(base: ModuleRef, name: str) -> Value:
@@ -68,14 +72,6 @@ def _names_a_config(name: str) -> bool:
 
 
 _CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "settings"})
-
-
-def _decorators(func: FunctionValue) -> set[str]:
-    """The plain names a function is decorated with (staticmethod, classmethod...)."""
-    if func.node is None:
-        return set()
-    return {d.decorator.value for d in func.node.decorators if isinstance(d.decorator, cst.Name)}
-
 
 
 class Attributes:
@@ -103,29 +99,32 @@ class Attributes:
                     # self.f_maps = [] in __init__, filled by other methods: not empty here.
                     return UNKNOWN_VALUE
                 return value
-            if base.cls.is_nn_module and name in PARAMETER_VIEWS and name not in base.cls.members:
+            if base.cls.is_nn_module and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF) and \
+                    name not in base.cls.members:
                 return ModuleMethod(base, name)
             member = base.cls.members.get(name)
+            if isinstance(member, FunctionValue) and member.node is not None:
+                kind = method_kind(member.node)
+                return member if kind == "static" else \
+                    BoundMethod(member, base.cls if kind == "class" else base)
             if isinstance(member, FunctionValue):
-                decorators = _decorators(member)
-                if "staticmethod" in decorators:
-                    return member  # self.depthwise_conv(i, o, 3): no self
-                return BoundMethod(member, base.cls if "classmethod" in decorators else base)
-            if member is None and base.cls.layer_base is not None:
-                return self.inherited_layer_attribute(node, base, name)
+                return BoundMethod(member, base)
+            if member is None and isinstance(base.attrs.get(LAYER_ATTR), LayerValue):
+                return self.layer_attribute(node, base.attrs[LAYER_ATTR], name)
             view = self.container_view(base, name) if member is None else None
             if view is not None:
                 return view
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, PackedValue):
             return self.packed_attribute(base, name)
+        if isinstance(base, SuperValue):
+            return self.super_member(base, name)
         if isinstance(base, ClassValue):
             member = base.members.get(name, UNKNOWN_VALUE)
-            if isinstance(member, FunctionValue) and "classmethod" in _decorators(member):
+            if isinstance(member, FunctionValue) and member.node is not None and \
+                    method_kind(member.node) == "class":
                 return BoundMethod(member, base)  # Weights.verify(w): cls is the class
             return member
-        if isinstance(base, SuperValue):
-            return self.super_attribute(base, name)
         if isinstance(base, GeneratorValue):
             return GeneratorMethod(name)
         if isinstance(base, OptimizerValue):
@@ -134,18 +133,18 @@ class Attributes:
             return ArgParserMethod(base, name)
         if isinstance(base, NamespaceValue):
             return dict(base.fields).get(name, UNKNOWN_VALUE)
+        if isinstance(base, ConstValue) and isinstance(base.value, str) and name in STR_METHODS:
+            return StrMethod(base.value, name)
         if isinstance(base, DictValue) and name == "get":
             return DictGet(base)
-        if isinstance(base, DictValue) and name in ("items", "values", "keys", "pop"):
+        if isinstance(base, DictValue) and name in ("items", "values", "keys"):
             return DictView(base, name)
         if isinstance(base, LayerValue) and base.kind == "Sequential" and name in base.names:
             return self.sequential_child(base, name)
-        if isinstance(base, LayerValue) and (name in ("weight", "bias") or name in LAYER_BUFFERS):
-            return self.layer_parameter(node, base, name)
-        if isinstance(base, LayerValue) and name in PARAMETER_VIEWS:
+        if isinstance(base, LayerValue) and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF):
             return ModuleMethod(base, name)
         if isinstance(base, LayerValue):
-            return self.layer_attribute(base, name)
+            return self.layer_attribute(node, base, name)
         if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
                 len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
             return base.items[RESULT_FIELDS[name][0]]

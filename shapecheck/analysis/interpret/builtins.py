@@ -1,28 +1,28 @@
-"""Python's builtins and the standard library the walker knows: len, range, int, min...,
-math's numbers, and argparse's option defaults."""
+"""Python's builtins and the standard modules code computes sizes with: len, range, int,
+isinstance, any/all, zip and enumerate, setattr/getattr, constant strings' methods, math and
+operator."""
 
 from __future__ import annotations
 
-import collections.abc
 import math
 
+import libcst as cst
+
 from ...runtime.dims import UNKNOWN, eq
-from ...runtime.nn.sizes import is_layer_subclass
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
-    ClassValue,
     ConstValue,
     DictValue,
     FloatValue,
     InstanceValue,
     IntValue,
-    LayerValue,
-    ModuleRef,
+    Iterable,
     TupleValue,
     Value,
 )
-from .env import ArgParserMethod, Iterable, NamespaceValue
+from .env import StrMethod
+from .names import OPERATOR_FUNCTIONS
 
 # math's functions of numbers: those that answer an int, and those that answer a float.
 _MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
@@ -45,6 +45,7 @@ def math_result(name: str, args: list) -> Value:
         return FloatValue()
     return UNKNOWN_VALUE
 
+
 def _number(value: Value) -> int | float | None:
     """A known int or float (not a bool)."""
     if isinstance(value, IntValue) and isinstance(value.value, int):
@@ -54,120 +55,60 @@ def _number(value: Value) -> int | float | None:
     return None
 
 
-_PYTHON_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.bool": bool,
-                 "builtins.str": str, "builtins.list": list, "builtins.tuple": tuple,
-                 "builtins.dict": dict}
+def _any_all(name: str, items: Value) -> Value:
+    """any/all of known bools: a tuple or list literal exactly; a comprehension, whose one
+    element stands for every item (there may be none), when the empty case agrees."""
+    def known(value: Value) -> bool | None:
+        return value.value if isinstance(value, ConstValue) and isinstance(value.value, bool) else None
+
+    if isinstance(items, TupleValue):
+        values = [known(item) for item in items.items]
+        if None in values:
+            return UNKNOWN_VALUE
+        return ConstValue(any(values) if name == "any" else all(values))
+    if isinstance(items, Iterable):
+        value = known(items.element)
+        if name == "any" and value is False or name == "all" and value is True:
+            return ConstValue(value)
+    return UNKNOWN_VALUE
 
 
-_ABSTRACT_TYPES = {"collections.abc.Iterable": collections.abc.Iterable,
-                   "collections.abc.Sequence": collections.abc.Sequence,
-                   "collections.abc.Mapping": collections.abc.Mapping,
-                   "typing.Sequence": collections.abc.Sequence, "typing.Iterable": collections.abc.Iterable,
-                   "typing.Mapping": collections.abc.Mapping}
+def str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
+    """``"Same".lower()``: the method run on the constant with constant str/int arguments."""
+    if kwargs or not all(isinstance(a, ConstValue) and isinstance(a.value, str) or
+                         isinstance(a, IntValue) and isinstance(a.value, int) for a in args):
+        return UNKNOWN_VALUE
+    try:
+        answer = getattr(method.text, method.name)(*(a.value for a in args))
+    except (TypeError, ValueError):
+        return UNKNOWN_VALUE
+    return ConstValue(answer)
 
 
-def _python_type(value: Value) -> type | None:
-    """The Python type of a value whose type is certain."""
+def _to_int(name: str, value: Value) -> Value:
+    """``int(x)`` / ``round(x)``: an int keeps its value (``round(inp * expand_ratio)`` of ints),
+    a float equal to a size is that size, a known number is converted as Python does."""
     if isinstance(value, IntValue):
-        return int
-    if isinstance(value, ConstValue):
-        return type(value.value)
-    if isinstance(value, TupleValue):
-        return list if value.is_list else tuple
-    if isinstance(value, DictValue):
-        return dict
-    return None
-
-
-def _subclass_of(cls: ClassValue, target: Value) -> bool | None:
-    """Whether a class from the analyzed code derives from ``target`` (a class of the code, or
-    torch.nn.Module); None when a base is not known."""
-    if isinstance(target, ClassValue) and cls.node is target.node:
-        return True
-    if isinstance(target, ModuleRef) and target.qualname == "torch.nn.Module" and cls.is_nn_module:
-        return True
-    answer: bool | None = False
-    for base in cls.bases:
-        if isinstance(base, ClassValue):
-            inner = _subclass_of(base, target)
-        elif isinstance(base, ModuleRef) and base.qualname == "torch.nn.Module":
-            inner = False  # Module itself was answered above
-        elif isinstance(base, ModuleRef) and isinstance(target, ModuleRef) and \
-                base.qualname.startswith("torch.nn.") and target.qualname.startswith("torch.nn."):
-            inner = is_layer_subclass(base.qualname[9:], target.qualname[9:])
-        elif isinstance(base, ModuleRef) and isinstance(target, ClassValue):
-            inner = False  # a library class never derives from a class of the code
-        else:
-            inner = None  # what this base derives from is not read
-        if inner:
-            return True
-        if inner is None:
-            answer = None
-    return answer
-
-
-def instance_test(value: Value, classes: Value) -> Value:
-    """``isinstance(m, nn.Conv2d)``, ``isinstance(block, Bottleneck)``, ``isinstance(d, (list,
-    tuple))``: True or False when the value's class and the classes are known, else unknown."""
-    targets = classes.items if isinstance(classes, TupleValue) and not classes.is_list else (classes,)
-    answers = []
-    for target in targets:
-        answer = None
-        if isinstance(value, LayerValue) and isinstance(target, ModuleRef) and \
-                target.qualname.startswith("torch.nn.") and target.qualname.count(".") == 2:
-            answer = is_layer_subclass(value.kind, target.qualname.rsplit(".", 1)[1])
-        elif isinstance(value, InstanceValue) and isinstance(target, (ClassValue, ModuleRef)):
-            answer = _subclass_of(value.cls, target)
-        elif isinstance(target, ModuleRef) and target.qualname in ("torch.Tensor", "numpy.ndarray"):
-            if isinstance(value, AbstractArray) and not value.maybe_not_array:
-                answer = value.library == target.qualname.split(".")[0]
-            elif _python_type(value) is not None:
-                answer = False  # a list, a dict, a number is no array
-        elif isinstance(target, ModuleRef) and target.qualname in _ABSTRACT_TYPES:
-            known = _python_type(value)
-            answer = None if known is None else issubclass(known, _ABSTRACT_TYPES[target.qualname])
-        elif isinstance(target, ModuleRef) and target.qualname in _PYTHON_TYPES:
-            known = _python_type(value)
-            answer = None if known is None else issubclass(known, _PYTHON_TYPES[target.qualname])
-        if answer:
-            return ConstValue(True)
-        answers.append(answer)
-    return ConstValue(False) if answers and all(a is False for a in answers) else UNKNOWN_VALUE
+        return value
+    if isinstance(value, FloatValue) and value.integral is not None:
+        return IntValue(value.integral)
+    known = value.value if isinstance(value, ConstValue) else None
+    if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known) \
+            and abs(known) < 1e18:
+        return IntValue(int(known) if name == "int" else round(known))
+    if name == "int" or isinstance(value, FloatValue):
+        return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
+    return UNKNOWN_VALUE  # round() of an array is an array
 
 
 class Builtins:
-    def parser_call(self, method: ArgParserMethod, args: list, kwargs: dict) -> Value:
-        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
-        default under its destination; ``parse_args()`` answers the defaults: a script run
-        without flags, which is one way it certainly runs."""
-        options = method.parser.options
-        if method.name == "add_argument":
-            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
-            dest = kwargs.get("dest")
-            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
-                name = dest.value
-            else:
-                long = [f for f in flags if f.startswith("--")]
-                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
-            if name.isidentifier():
-                default = kwargs.get("default")
-                action = kwargs.get("action")
-                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
-                    default = ConstValue(action.value == "store_false")
-                options[name] = default if default is not None else (
-                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
-            return UNKNOWN_VALUE
-        if method.name == "add_argument_group":
-            return method.parser  # a group's options are the parser's
-        if method.name in ("parse_args", "parse_known_args"):
-            namespace = NamespaceValue(tuple(options.items()))
-            return namespace if method.name == "parse_args" else TupleValue(
-                (namespace, UNKNOWN_VALUE))
-        return UNKNOWN_VALUE
-
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
-        if name == "isinstance" and len(args) == 2 and not kwargs:
-            return instance_test(args[0], args[1])
+        if name == "isinstance" and len(args) == 2:
+            return self.isinstance_of(*args)
+        if name == "issubclass" and len(args) == 2:
+            return self.issubclass_of(*args)
+        if name in ("any", "all") and len(args) == 1 and not kwargs:
+            return _any_all(name, args[0])
         if name in ("setattr", "getattr") and len(args) in (2, 3) and not kwargs and \
                 isinstance(args[0], InstanceValue) and isinstance(args[1], ConstValue) and \
                 isinstance(args[1].value, str):
@@ -208,15 +149,8 @@ class Builtins:
             if isinstance(value, AbstractArray):
                 return self.listed_rows(value, name == "list")
             return UNKNOWN_VALUE
-        if name in ("int", "round") and len(args) == 1 and isinstance(args[0], IntValue):
-            return args[0]  # round(inp * expand_ratio) of ints is that int
-        if name in ("int", "round") and len(args) == 1 and not kwargs and \
-                isinstance(args[0], FloatValue) and args[0].integral is not None:
-            return IntValue(args[0].integral)
-        if name in ("int", "round") and len(args) == 1 and not kwargs and \
-                isinstance(args[0], ConstValue) and type(args[0].value) is float and \
-                abs(args[0].value) < 1e18:
-            return IntValue(int(args[0].value) if name == "int" else round(args[0].value))
+        if name in ("int", "round") and len(args) == 1 and not kwargs:
+            return _to_int(name, args[0])
         if name == "float" and len(args) == 1 and not kwargs:
             # float('-inf'), float(3): a conversion of a known constant, nothing runs.
             known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
@@ -235,11 +169,20 @@ class Builtins:
                 isinstance(a, (IntValue, ConstValue)) and _number(a) is not None for a in args):
             # max(1.0, width_mult): Python's answer, which keeps the winner's type
             numbers = [_number(a) for a in args]
-            picked = args[numbers.index(min(numbers) if name == "min" else max(numbers))]
-            return picked
+            return args[numbers.index(min(numbers) if name == "min" else max(numbers))]
         if name == "abs" and args and isinstance(args[0], AbstractArray):
             return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
         if name == "super":
             return self.super_value(args)
         return UNKNOWN_VALUE
 
+    def operator_call(self, node: cst.Call, name: str, args: list, kwargs: dict,
+                      arg_nodes: list) -> Value:
+        """``operator.mul(x, scale)`` is ``x * scale``: the same binary op, as the code reads."""
+        op = OPERATOR_FUNCTIONS.get(name)
+        if op is None or kwargs or len(args) != 2 or len(arg_nodes) != 2:
+            return UNKNOWN_VALUE
+        return self.binary(node, op, args[0], args[1], arg_nodes[0], arg_nodes[1])
+
+
+__all__ = ["Builtins", "math_result", "str_method"]

@@ -39,8 +39,8 @@ from .operands import (
 from .training import GRAD_CLIPPERS
 
 # numpy's in-place ndarray methods (torch spells in-place with a trailing "_").
-NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "resize",
-                                   "setfield"})
+# (ndarray.resize changes the array's own shape: inplace.py.)
+NUMPY_INPLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "partition", "setfield"})
 _COPIES = frozenset({"copy", "clone"})
 # torch ops whose outputs are several views of the input (tensor_split's are not marked so).
 MULTI_VIEW_OPS = frozenset({"unbind", "split", "chunk"})
@@ -72,6 +72,8 @@ class CallEffects:
     def track_method(self, node: cst.Call, array: AbstractArray, name: str, args: list,
                      kwargs: dict, value: Value) -> Value:
         receiver = node.func.value if isinstance(node.func, cst.Attribute) else node.func
+        if self.reshaping_spec(array, name) is not None:
+            return value  # the array itself, reshaped and written (inplace.py)
         if name in NUMPY_INPLACE_METHODS and array.library == "numpy":
             self.check_write_to_copy(receiver, node, f".{name}()")
             self.write(array, node, receiver, f".{name}()")
@@ -82,7 +84,10 @@ class CallEffects:
             if flag == ConstValue(True) and alias is not None and alias.view == "base" and \
                     alias.storage is not None:
                 self.grad_storages.add(alias.storage.id)
-                return replace(self.with_storage(array, leaf_grad=True), requires_grad=True)
+                leaf = replace(self.with_storage(array, leaf_grad=True), requires_grad=True)
+                if isinstance(receiver, cst.Name) and receiver.value in self.frame.scope.vars:
+                    self.frame.scope.vars[receiver.value] = leaf  # t.requires_grad_() flags t
+                return leaf
             return array
         if name == "backward":
             self.backward(node, array)

@@ -215,8 +215,6 @@ class Containers:
             method = node.func.attr.value
             if method in _FILLERS and not kwargs and self.filled(node.func.value, method, args):
                 return
-            if method == "pop" and self.popped(node.func.value, args):
-                return
             holder = node.func.value
             if method in LIST_MUTATORS or method not in _MODULE_READERS and \
                     isinstance(holder, (cst.Name, cst.Attribute)) and \
@@ -285,18 +283,6 @@ class Containers:
         self.assign(holder, Iterable(joined) if kept else UNKNOWN_VALUE, holder)
         return True
 
-    def popped(self, holder: cst.BaseExpression, args: list) -> bool:
-        """``kwargs.pop("drop_rate", 0.1)`` on a dict of known keys: the key is gone from it."""
-        if not isinstance(holder, (cst.Name, cst.Attribute)) or not args or self.frame.loops or \
-                not (isinstance(args[0], ConstValue) and isinstance(args[0].value, str)):
-            return False
-        held = self.held(holder)
-        if not isinstance(held, DictValue):
-            return False
-        self.assign(holder, DictValue(tuple((k, v) for k, v in held.items if k != args[0].value)),
-                    holder)
-        return True
-
     def held(self, holder: cst.BaseExpression) -> Value:
         """What a name or ``self.attr`` holds, as bound: an attribute's empty list too (a read
         elsewhere takes it for one filled by another method)."""
@@ -324,31 +310,9 @@ class Containers:
                 isinstance(value, LayerValue) and value.kind == "Sequential":
             self.assign(holder, UNKNOWN_VALUE, holder)
 
-    def set_key(self, holder: cst.BaseExpression, key: Value, value: Value) -> bool:
-        """``blocks["head"] = m`` on a dict (or ModuleDict) of known keys: the key now holds m."""
-        if not isinstance(holder, (cst.Name, cst.Attribute)) or self.frame.loops or not (
-                isinstance(key, ConstValue) and isinstance(key.value, str)):
-            return False
-        with self.suppressed():
-            held = self.eval(holder)
-        if not isinstance(held, DictValue):
-            return False
-        items = tuple((k, v) for k, v in held.items if k != key.value) + ((key.value, value),)
-        if held.get(key.value) is not None:
-            items = tuple((k, value if k == key.value else v) for k, v in held.items)
-        self.assign(holder, DictValue(items), holder)
-        return True
-
     def dict_view(self, view, args: list) -> Value:
-        """``d.items()``, ``d.values()``, ``d.keys()`` of a dict of known keys, in order;
-        ``d.pop("k", default)``: the value under "k", else the default (forget_mutated_lists
-        removes the key)."""
+        """``d.items()``, ``d.values()``, ``d.keys()`` of a dict of known keys, in order."""
         pairs = view.items.items
-        if view.name == "pop":
-            if not args or len(args) > 2 or not isinstance(args[0], ConstValue):
-                return UNKNOWN_VALUE
-            found = view.items.get(args[0].value)
-            return found if found is not None else args[1] if len(args) == 2 else UNKNOWN_VALUE
         if args:
             return UNKNOWN_VALUE
         if view.name == "keys":

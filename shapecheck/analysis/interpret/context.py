@@ -71,6 +71,13 @@ def disables_grad(item: cst.BaseExpression) -> bool:
     return callee_name(func) in ("no_grad", "inference_mode")
 
 
+def checks_values(func: cst.BaseExpression) -> bool:
+    """``np.testing.assert_array_equal``, ``self.assertEqual``, ``torch.testing.assert_close``:
+    a call that tests its arguments, as an assert statement does."""
+    name = callee_name(func)
+    return name is not None and name.startswith("assert")
+
+
 def callee_name(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Name):
         return node.value
@@ -105,6 +112,7 @@ class Context:
         self.deferred: deque = deque()
         self.analyzed: set[int] = set()
         self.summaries: dict[tuple, Value] = {}
+        self.summary_selves: dict[int, Any] = {}  # method -> the instance its summary ran with
         # Per summary key: the parameters whose rank the callee's body said (adopt_refinements).
         self.refined_by: dict[tuple, dict] = {}
         self.last_refinements: dict = {}
@@ -112,8 +120,6 @@ class Context:
         self.active: list[int] = []
         self.specializations = 0
         self.unrolled = 0  # loop bodies walked once per item (containers.py)
-        self.default_call_of = None  # the function whose None defaults the next bind takes
-        self.standalone_of = None  # the function the next bind analyzes with no caller
         self.trace: list[Step] | None = None
         self.out_call = False
         self.out_result: Result | None = None
@@ -122,6 +128,12 @@ class Context:
         self.default_library: str | None = None
         self.array_libraries: set[str] = set()  # numpy / torch, as the file imports them
         self.caught: list[set] = []
+        # Nodes that made new memory, and how often the memory of one was made anew while a
+        # name still held the last (effects.fresh_storage_id).
+        self.made_at: set[int] = set()
+        self.storage_generations: dict[int, int] = {}
+        # Functions handed to assert_raises / pytest.raises (node ids): written to fail.
+        self.expected_to_fail: set[int] = set()
         self.trailing_shapes, self.standalone_shapes = (
             shape_comments(source) if "shape:" in source else ({}, {}))
         self.hints = dict(getattr(settings, "shape_hints", ()) or ())
@@ -136,6 +148,9 @@ class Context:
         self.maybe_writes: dict[int, tuple] = {}
         # storage id -> (call, in-place node, callee, parameter): written by a callee, unread
         self.pending_calls: dict[int, tuple] = {}
+        # Per function being analyzed: the storages its arguments reach (the caller's memory),
+        # and those its ``self`` reaches (the attributes a method's object owns).
+        self.caller_storages: list[tuple[frozenset, frozenset]] = []
         # parameter storage -> (first write in place, the callees it went through)
         self.param_writes: dict[int, tuple] = {}
         self.statement_calls: set[int] = set()  # calls whose result is thrown away
@@ -206,7 +221,11 @@ class Context:
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
     def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
-               related: tuple = ()) -> None:
+               related: tuple = (), own: bool = False, fix: Any = None) -> None:
+        """``own``: the finding is the analyzed function's alone, whatever its arguments (it
+        reads an array it made itself): kept at its own line even inside a specialization,
+        where other findings wait to be reported at the call that gave the arguments.
+        ``fix``: a certain rewrite (findings.Fix, made by analysis/fixes.py)."""
         if self.suppress:
             return
         if exc_type is not None and any(_catches(c, exc_type) for c in self.caught):
@@ -218,18 +237,18 @@ class Context:
         key = (code, span.line, span.column)
         # SC112 is the weakest word on an op: any other finding there names the cause.
         if code != "SC112":
-            (self.capture[-1] if self.capture else self.findings).pop(
+            (self.capture[-1] if self.capture and not own else self.findings).pop(
                 ("SC112", span.line, span.column), None)
-        if self.capture:
+        if self.capture and not own:
             sink = self.capture[-1]
             if key not in sink:
                 sink[key] = (Finding(path=self.path, span=span, code=code, name=spec.name,
                                      severity=spec.severity, message=message,
-                                     related=related), exc_type)
+                                     related=related, fix=fix), exc_type)
         elif key not in self.findings:
             self.findings[key] = Finding(path=self.path, span=span, code=code, name=spec.name,
                                          severity=spec.severity, message=message,
-                                         related=related)
+                                         related=related, fix=fix)
 
     def reported_at(self, node: cst.CSTNode) -> bool:
         """Some finding is already reported at this node's position."""

@@ -20,14 +20,15 @@ from ..values import (
 )
 from .operands import FAIL, dtype_from, to_arg
 
-
 # Creations whose shape comes from their data, which a dtype may read differently.
 _FROM_DATA = frozenset({"array", "asarray", "asanyarray", "tensor", "as_tensor"})
 
 
 def _creation_arg(value: Value, library: str) -> Any:
     """An argument as the creation rule reads it: arrays are ARRAY, dtypes their names."""
-    if vague(value):
+    if vague(value) or value is UNKNOWN_VALUE:
+        # A value nobody knows (``embed_dims[-1]`` of a parameter): an int where a size goes,
+        # or the library's TypeError; data of unknown shape elsewhere.
         return rt_creation.ANYTHING
     if isinstance(value, AbstractArray):
         return rt_creation.ARRAY
@@ -69,7 +70,9 @@ class Creation:
         if created.like is not None:
             source = args[created.like] if args else kwargs.get("input", kwargs.get("a"))
             if not isinstance(source, AbstractArray):
-                return None
+                # torch.as_tensor(scales) of a list nobody describes: an array, of unknown shape.
+                return AbstractArray(None, None if unknown_dtype else created.dtype, library,
+                                     origin, requires_grad=grad) if source is UNKNOWN_VALUE else None
             dtype = None if unknown_dtype else created.dtype or source.dtype
             if name.endswith("_like"):
                 return AbstractArray(source.shape, dtype, library, origin,

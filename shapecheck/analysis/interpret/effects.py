@@ -29,9 +29,15 @@ from typing import Any
 
 import libcst as cst
 
+from ...runtime import dtypes as rt_dtypes
 from ...runtime import ops as rt_ops
 from ...runtime.dims import format_shape
-from ...runtime.layout import Layout, torch_overlap_status, torch_reads_overwritten
+from ...runtime.layout import (
+    Layout,
+    expands_to,
+    torch_overlap_status,
+    torch_reads_overwritten,
+)
 from ..rules.aliasing import (
     leaf_inplace_message,
     multi_view_inplace_message,
@@ -45,6 +51,7 @@ from .alias_facts import certainly_repeats, compose, concrete, replace, writer_n
 from .argument_writes import ArgumentWrites, storage_paths
 from .call_effects import CallEffects
 from .contracts import ALLOCATORS
+from .fixes import index_fix
 from .snapshots import Snapshots
 from .training import PARAMETER_VIEWS, Training
 
@@ -55,6 +62,15 @@ METADATA = frozenset({"shape", "dtype", "ndim", "size", "device", "itemsize", "n
 SELECTIONS = frozenset({"index_select", "masked_select", "take", "take_along_dim", "gather"})
 # torch methods ending in "_" that change flags, not data.
 NOT_DATA_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "detach_"})
+
+
+def _holds_storage(value: Value, storage_id: int) -> bool:
+    if isinstance(value, AbstractArray):
+        return value.alias is not None and value.alias.storage is not None and \
+            value.alias.storage.id == storage_id
+    if isinstance(value, TupleValue):
+        return any(_holds_storage(item, storage_id) for item in value.items)
+    return False
 
 
 class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
@@ -78,7 +94,7 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             value = replace(value, assumed_rank=True)
         certain = not arrays or any(o.alias is None or o.alias.storage is None
                                     or o.alias.storage.is_array for o in arrays)
-        storage = Storage(id(node), what, leaf_grad=leaf_grad, is_array=certain)
+        storage = Storage(self.fresh_storage_id(node), what, leaf_grad=leaf_grad, is_array=certain)
         if what in ALLOCATORS:
             self.workspaces.add(storage.id)
         if leaf_grad:
@@ -90,6 +106,23 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             o.alias.deps for o in operands if isinstance(o, AbstractArray) and o.alias is not None
             and not self.no_grad))
         return replace(value, alias=Alias(storage, "base", layout, contiguous=True, deps=deps))
+
+    def fresh_storage_id(self, node: cst.CSTNode) -> int:
+        """The storage of new memory made at ``node``: the same each time the node runs, so
+        a loop walked again or a function analyzed again makes the same storage, unless a
+        name still holds what the node made before (``c = der`` in one pass of a loop, then
+        ``der = np.empty(...)`` in the next): that was other memory."""
+        made = id(node)
+        if made not in self.made_at:
+            self.made_at.add(made)
+            return made
+        generation = self.storage_generations.get(made, 0)
+        current = made if not generation else hash((made, generation))
+        if any(_holds_storage(value, current) for value in self.frame.scope.vars.values()):
+            generation += 1
+            self.storage_generations[made] = generation
+            return hash((made, generation))
+        return current
 
     def as_view(self, value: Value, base: AbstractArray, kind: str,
                 layout: Layout | None = None) -> Value:
@@ -173,24 +206,30 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
     # ------------------------------------------------------------------ events
 
     def write(self, target: Value, node: cst.CSTNode, writer: cst.CSTNode | None,
-              op: str, reads: tuple = ()) -> None:
-        """``target`` is written in place at ``node``, computed from the values ``reads``."""
+              op: str, reads: tuple = (), elements: bool = True) -> None:
+        """``target`` is written in place at ``node``, computed from the values ``reads``.
+
+        ``elements`` False: the op changes the array's own shape, not its elements
+        (``unsqueeze_``, ``t_``): no alias sees new values (SC304, SC306), but autograd counts
+        an in-place op (SC307) and a caller's array changes all the same (SC305)."""
         if not isinstance(target, AbstractArray) or target.alias is None:
             return
-        self.check_write_target(target, node, op)
+        if elements:
+            self.check_write_target(target, node, op)
         for value in reads:
-            self.check_overlap(target, value, node)
+            self.check_overlap(target, value, node, op)
         storage = target.alias.storage
         if storage is None:
             return
-        version = self.versions.get(storage.id, 0) + 1
-        self.versions[storage.id] = version
         writer_var = writer_name(writer)
-        self.writes[storage.id] = self.writes.get(storage.id, ()) + (
-            (version, writer_var, target.alias.layout, node),)
+        if elements:
+            version = self.versions.get(storage.id, 0) + 1
+            self.versions[storage.id] = version
+            self.writes[storage.id] = self.writes.get(storage.id, ()) + (
+                (version, writer_var, target.alias.layout, node),)
         if storage.param is not None and target.alias.view != "maybe":
             self.param_writes.setdefault(storage.id, (node, ()))
-        if target.alias.view == "maybe" and writer_var is not None:
+        if elements and target.alias.view == "maybe" and writer_var is not None:
             self.maybe_writes[storage.id] = (node, writer_var)
         if storage.saved_by is not None:
             # The first write after the save is the one that breaks backward.
@@ -221,14 +260,16 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         self.write(self.written_region(base, items), node, node.target.value, "assignment",
                    (value,))
 
-    def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str) -> None:
+    def check_write_to_copy(self, expr: cst.BaseExpression, node: cst.CSTNode, op: str,
+                            target: cst.BaseExpression | None = None) -> None:
         """SC301: the write goes, through plain views, into the result of advanced indexing: a
-        copy that is dropped at once."""
+        copy that is dropped at once. ``target``: the assignment's whole target, when ``expr``
+        is the array it indexes (the fix folds the two indexes into one)."""
         while True:
             if isinstance(expr, cst.Subscript):
                 if id(expr) in self.copies:
                     self.report("SC301", node, write_to_copy_message(
-                        op, self.text(expr), self.text(expr.value)))
+                        op, self.text(expr), self.text(expr.value)), fix=index_fix(self, target, expr))
                     return
                 expr = expr.value
             elif isinstance(expr, cst.Attribute) and rt_ops.writes_reach_input(expr.attr.value):
@@ -251,9 +292,11 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
             else:
                 return
 
-    def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode) -> None:
+    def check_overlap(self, written: AbstractArray, read: Value, node: cst.CSTNode,
+                      op: str = "") -> None:
         """SC303: torch refuses an in-place op whose input partially overlaps its output, or lets
-        it through unchecked and reads what it has already written."""
+        it through unchecked and reads what it has already written (``op`` says whether a
+        broadcast input is read element-wise: a copy, or a pointwise op)."""
         if not isinstance(read, AbstractArray) or read.alias is None or \
                 written.library != "torch" or read.library != "torch" or \
                 self.dialect_for("torch").legacy:
@@ -262,13 +305,33 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
         if a.storage is None or b.storage is None or a.storage.id != b.storage.id or \
                 a.layout is None or b.layout is None:
             return
-        status = torch_overlap_status(a.layout, b.layout)
+        checked = b.layout
+        if op == "assignment" and b.layout.shape != a.layout.shape:
+            # x[...] = v of another shape is a copy from v expanded (a 0-d v is a fill_ with its
+            # value): torch cannot check an expanded input, so it never refuses one.
+            if not b.layout.shape or not expands_to(b.layout.shape, a.layout.shape):
+                return
+            checked = b.layout.expand(a.layout.shape)
+        status = torch_overlap_status(a.layout, checked)
         shapes = (format_shape(a.layout.shape), self.storage_name(a),
                   format_shape(b.layout.shape))
         if status == "partial":
             self.report("SC303", node, overlapping_inplace_message(*shapes), "RuntimeError")
-        elif status == "too_hard" and torch_reads_overwritten(a.layout, b.layout):
+        elif status == "too_hard" and self.reads_overwritten(written, op, a, b):
             self.report("SC303", node, unchecked_overlap_message(*shapes))
+
+    def reads_overwritten(self, written: AbstractArray, op: str, a: Alias, b: Alias) -> bool:
+        """An unchecked overlap whose walk certainly reads an element it has already written
+        (``a[:, 1:] = a[:, :-1]``, ``x -= x[:, :1]``). A broadcast input is judged only for a
+        copy or a pointwise op, which read it element by element."""
+        copy = op in ("assignment", ".copy_()")
+        name = op[1:-3] if op.startswith(".") and op.endswith("_()") else None
+        spec = self.lookup(name, self.dialect_for("torch")) if name else None
+        pointwise = copy or op == "augmented assignment" or spec is not None and spec.broadcasts
+        if b.layout.shape != a.layout.shape and not pointwise:
+            return False
+        return torch_reads_overwritten(a.layout, b.layout, rt_dtypes.itemsize(written.dtype),
+                                       copy)
 
     def check_write_target(self, target: AbstractArray, node: cst.CSTNode, op: str) -> None:
         """SC302: the written view is read-only, or reaches one element at several indices."""

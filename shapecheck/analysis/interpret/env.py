@@ -9,7 +9,6 @@ from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
-    Iterable,
     ClassValue,
     ConstValue,
     FunctionValue,
@@ -42,6 +41,28 @@ class ModuleMethod:
     name: str
 
 
+@dataclass(frozen=True)
+class SuperValue:
+    """``super()`` in a method of ``cls``: the members of its bases, bound to ``instance``."""
+
+    cls: Any
+    instance: Any
+
+
+@dataclass(frozen=True)
+class LayerSuperMethod:
+    """``super().__init__`` / ``super().forward`` of a class derived from the torch.nn layer
+    ``kind``: the first builds the layer the instance is, the second runs it."""
+
+    instance: Any
+    kind: str
+    name: str
+
+
+LAYER_ATTR = "__layer__"
+"""Where an instance of a class derived from a torch.nn layer keeps that layer (a LayerValue)."""
+
+
 @dataclass(frozen=True, eq=False)
 class ArgParserValue:
     """``argparse.ArgumentParser()``: its options' defaults by destination, as added so far."""
@@ -53,6 +74,49 @@ class ArgParserValue:
 class ArgParserMethod:
     parser: ArgParserValue
     name: str
+
+    def call(self, args: list, kwargs: dict) -> Value:
+        """``add_argument("--hidden-size", type=int, default=256)`` records the option's
+        default under its destination; ``parse_args()`` answers the defaults: a script run
+        without flags, which is one way it certainly runs."""
+        options = self.parser.options
+        if self.name == "add_argument":
+            flags = [a.value for a in args if isinstance(a, ConstValue) and isinstance(a.value, str)]
+            dest = kwargs.get("dest")
+            if isinstance(dest, ConstValue) and isinstance(dest.value, str):
+                name = dest.value
+            else:
+                long = [f for f in flags if f.startswith("--")]
+                name = (long or flags or [""])[0].lstrip("-").replace("-", "_")
+            if name.isidentifier():
+                default = kwargs.get("default")
+                action = kwargs.get("action")
+                if isinstance(action, ConstValue) and action.value in ("store_true", "store_false"):
+                    default = ConstValue(action.value == "store_false")
+                options[name] = default if default is not None else (
+                    ConstValue(None) if flags and flags[0].startswith("-") else UNKNOWN_VALUE)
+            return UNKNOWN_VALUE
+        if self.name == "add_argument_group":
+            return self.parser  # a group's options are the parser's
+        if self.name in ("parse_args", "parse_known_args"):
+            namespace = NamespaceValue(tuple(options.items()))
+            return namespace if self.name == "parse_args" else TupleValue(
+                (namespace, UNKNOWN_VALUE))
+        return UNKNOWN_VALUE
+
+
+@dataclass(frozen=True)
+class StrMethod:
+    """``padding.lower`` of a constant string: a pure method, answered on the constant."""
+
+    text: str
+    name: str
+
+
+STR_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith",
+                         "endswith", "replace", "isdigit", "isalpha", "isnumeric", "title",
+                         "capitalize", "removeprefix", "removesuffix"})
+"""str methods that read only the string and constant arguments (no format, no join)."""
 
 
 @dataclass(frozen=True)
@@ -71,27 +135,11 @@ class DictView:
 
 
 @dataclass(frozen=True)
-class SuperValue:
-    """``super()`` in a method of ``cls`` called on ``instance``."""
-
-    cls: Any
-    instance: Any
-
-
-@dataclass(frozen=True)
 class ContainerInit:
     """``super().__init__`` of a class derived from nn.Sequential, ModuleList or ModuleDict:
     its arguments are the instance's first children."""
 
     instance: Any
-
-
-@dataclass(frozen=True)
-class LayerInit:
-    """``super().__init__`` of a class derived from a torch.nn layer: the layer it is."""
-
-    instance: Any
-    kind: str
 
 
 @dataclass(frozen=True)
@@ -150,8 +198,6 @@ class Frame:
     scope: Scope
     returns: list = field(default_factory=list)
     is_generator: bool = False
-    function: Any = None
-    """The FunctionValue whose body this frame runs (None for a module or class body)."""
     loops: int = 0
     """Loops running to a fixed point around the statement being walked: a list they fill
     holds any number of its items, not these items."""
@@ -160,6 +206,8 @@ class Frame:
     refinements: dict = field(default_factory=dict)
     """Storage id -> the first refined value of an array of unknown rank (its layer or index
     said its rank): for a parameter, what the caller's argument must be."""
+    function: Any = None
+    """The FunctionValue whose body runs in this frame (None at module level): ``super()``."""
 
 
 class _Flow(Exception):
@@ -173,8 +221,8 @@ def is_informative(value: Value) -> bool:
         return value.value is not UNKNOWN
     if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue, ClassValue,
                           FunctionValue, ModuleRef, PartialValue)):
-        # A class or function too: ``_resnet(BasicBlock, ...)`` builds that block, and
-        # ``norm_layer=nn.BatchNorm2d`` that norm.
+        # A class or a factory handed on is what is called: ``_resnet(BasicBlock, ...)``
+        # builds that block, ``norm_layer=nn.BatchNorm2d`` that norm.
         return True
     return False
 
@@ -220,6 +268,20 @@ def join_envs(a: dict, b: dict) -> dict:
         else:
             out[name] = value
     return out
+
+
+def join_refinements(before: dict, outcomes: list[dict]) -> dict:
+    """The ranks the paths of a branch all said (those that raise say nothing: the call fails
+    on them anyway). ``if x.dim() == 5: x.permute(0, 2, 3, 4, 1)`` says 5 dims on one path
+    only, and the caller's array may have 4."""
+    if not outcomes:
+        return before
+    agreed = dict(before)
+    for key, value in outcomes[0].items():
+        if key not in agreed and all(key in other and other[key] == value
+                                     for other in outcomes[1:]):
+            agreed[key] = value
+    return agreed
 
 
 def same_env(a: dict, b: dict) -> bool:

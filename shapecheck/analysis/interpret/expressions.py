@@ -8,45 +8,54 @@ from typing import Any
 import libcst as cst
 
 from ...runtime import dtypes as rt_dtypes
-from ...runtime.dims import UNKNOWN, eq, format_shape, mul
+from ...runtime.dims import (
+    UNKNOWN,
+    both,
+    either,
+    eq,
+    format_shape,
+    mul,
+)
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
 from ...runtime.verdicts import Result, ShapeError
 from ..values import (
+    UNKNOWN_BOOL,
     UNKNOWN_VALUE,
     AbstractArray,
     ConstValue,
     DictValue,
     FloatValue,
     IntValue,
+    Iterable,
+    KnownTruth,
     LayerValue,
     ModuleRef,
     Origin,
     TupleValue,
     Value,
     dims_of,
+    is_bool,
     join_values,
+    truth,
     vague,
 )
+from .conditions import compare, conjunction, identity, membership
 from .context import Step
 from .env import (
-    Iterable,
     Scope,
+    join_refinements,
 )
 from .names import BINOPS, BUILTINS, COMPARE, DUNDER
+from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
 from .python_values import (
-    constant,
     float_arith,
     formatted,
     int_arith,
     integral_float,
-    is_none_test,
     is_number,
     known_number,
-    known_truth,
-    yields_bool,
 )
-from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,7 @@ def _op_label(op: str) -> str:
 
 
 class Expressions:
-    coverage = None  # a CoverageRecorder (analysis/coverage.py) when shape coverage is asked for
+    coverage = None  # a CoverageRecorder (analysis/coverage.py, or reveal.py's) when asked for
 
     def eval(self, node: cst.BaseExpression | None) -> Value:
         if node is None:
@@ -84,8 +93,11 @@ class Expressions:
         if handler is None:
             return UNKNOWN_VALUE
         value = handler(node)
-        if self.coverage is not None and isinstance(value, AbstractArray):
-            self.coverage.record(node, value)
+        if self.coverage is not None:
+            if isinstance(value, AbstractArray):
+                self.coverage.record(node, value)
+            else:
+                self.coverage.record_other(node, value)
         return value
 
     def expr_Name(self, node: cst.Name) -> Value:
@@ -94,6 +106,10 @@ class Expressions:
         if value is not None:
             if isinstance(value, AbstractArray) and value.alias is not None:
                 self.note_read(value, name, node)
+            elif isinstance(value, TupleValue):
+                for item in value.items:  # rows = list(t): reading rows reads the views of t
+                    if isinstance(item, AbstractArray) and item.alias is not None:
+                        self.note_snapshot_read(item.alias, name, node)
             return value
         if name == "None":
             return ConstValue(None)
@@ -194,14 +210,17 @@ class Expressions:
         return DictValue(tuple(items))
 
     def expr_IfExp(self, node: cst.IfExp) -> Value:
-        test = self.eval(node.test)
-        if isinstance(test, ConstValue) and isinstance(test.value, bool):
-            # s if i == 0 else 1 with i known: one side only (the other never runs)
-            taken, skipped = (node.body, node.orelse) if test.value else (node.orelse, node.body)
-            with self.suppressed():
-                self.eval(skipped)
-            return self.eval(taken)
-        return join_values(self.eval(node.body), self.eval(node.orelse))
+        decided = truth(self.eval(node.test))
+        if decided is not None:  # ``a + b if self.use_residual else b``: one side never runs
+            return self.eval(node.body if decided else node.orelse)
+        before = self.frame.refinements
+        sides, refinements = [], []
+        for side in (node.body, node.orelse):
+            self.frame.refinements = dict(before)
+            sides.append(self.eval(side))
+            refinements.append(self.frame.refinements)
+        self.frame.refinements = join_refinements(before, refinements)
+        return join_values(*sides)
 
     def expr_Lambda(self, node: cst.Lambda) -> Value:
         return UNKNOWN_VALUE
@@ -279,26 +298,27 @@ class Expressions:
     def expr_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
         left = self.eval(node.left)
         is_and = isinstance(node.operator, cst.And)
-        if isinstance(left, ConstValue) and isinstance(left.value, bool) and left.value != is_and:
-            with self.suppressed():  # short-circuited: the right side never runs
-                self.eval(node.right)
-            return left
+        decided = truth(left)
+        if decided is not None:
+            # ``False and x`` is the left side, and x never runs; ``True and x`` is x.
+            return left if decided != is_and else self.eval(node.right)
         right = self.eval(node.right)
-        if isinstance(left, ConstValue) and isinstance(right, ConstValue) and \
-                isinstance(left.value, bool) and isinstance(right.value, bool):
-            return ConstValue(left.value and right.value if is_and else left.value or right.value)
-        truth = known_truth(left)
-        if truth is not None:
-            # out_chs or in_chs: Python's value, the left one when it decides, else the right
-            return left if truth != is_and else right
-        if isinstance(right, ConstValue) and isinstance(right.value, bool) and \
-                right.value != is_and and yields_bool(node.left):
-            # not self.training or self.track_running_stats (True): True whatever the left is
-            return ConstValue(right.value)
-        return join_values(left, right) if isinstance(left, AbstractArray) else UNKNOWN_VALUE
+        if is_bool(left) and is_bool(right):
+            verdict = (both if is_and else either)(decided, truth(right))
+            return ConstValue(verdict) if verdict is not None else UNKNOWN_BOOL
+        if isinstance(left, AbstractArray):
+            return join_values(left, right)
+        if (is_bool(right) or isinstance(right, KnownTruth)) and truth(right) is (not is_and):
+            # A condition the right side decides: ``self.training and self.drop > 0`` with
+            # the drop 0 is false whatever self.training is (but not surely the bool False).
+            return KnownTruth(not is_and)
+        return UNKNOWN_VALUE
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
         value = self.eval(node.expression)
+        if isinstance(node.operator, cst.Not):
+            decided = truth(value)
+            return ConstValue(not decided) if decided is not None else UNKNOWN_BOOL
         if isinstance(value, IntValue):
             if isinstance(node.operator, cst.Minus):
                 return IntValue(mul(value.value, -1))
@@ -308,12 +328,7 @@ class Expressions:
         if isinstance(value, ConstValue) and isinstance(value.value, (int, float)) and not isinstance(
                 value.value, bool) and isinstance(node.operator, cst.Minus):
             return ConstValue(-value.value)
-        if isinstance(node.operator, cst.Not) and isinstance(value, ConstValue) and \
-                isinstance(value.value, bool):
-            return ConstValue(not value.value)
         if isinstance(value, AbstractArray):
-            if isinstance(node.operator, cst.Not):
-                return UNKNOWN_VALUE
             name = {cst.Minus: "__neg__", cst.Plus: "__pos__", cst.BitInvert: "__invert__"}.get(
                 type(node.operator))
             result = self.method_op(node, value, name, [], {}, keep_provenance=True)
@@ -330,28 +345,28 @@ class Expressions:
 
     def expr_Comparison(self, node: cst.Comparison) -> Value:
         left = self.eval(node.left)
-        result: Value = UNKNOWN_VALUE
         left_node = node.left
+        parts: list[Value] = []
         for target in node.comparisons:
             right = self.eval(target.comparator)
             op = COMPARE.get(type(target.operator))
-            if op is not None and len(node.comparisons) == 1 and (
-                    isinstance(left, AbstractArray) or isinstance(right, AbstractArray)):
-                result = self.binary(node, op, left, right, left_node, target.comparator)
-            elif op in ("eq", "ne", "lt", "le", "gt", "ge") and len(node.comparisons) == 1 and \
-                    known_number(left) is not None and known_number(right) is not None:
-                x, y = known_number(left), known_number(right)
-                result = ConstValue({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
-                                     "gt": x > y, "ge": x >= y}[op])
-            elif op in ("eq", "ne") and len(node.comparisons) == 1 and \
-                    constant(left) is not None and constant(right) is not None:
-                # v == "M" over a list of sizes and "M"s (a VGG config): decided per item.
-                same = constant(left)[0] == constant(right)[0]
-                result = ConstValue(same if op == "eq" else not same)
-            elif isinstance(target.operator, (cst.Is, cst.IsNot)) and len(node.comparisons) == 1:
-                result = is_none_test(left, right, isinstance(target.operator, cst.IsNot))
+            if isinstance(left, AbstractArray) or isinstance(right, AbstractArray):
+                if op is not None and len(node.comparisons) == 1:
+                    return self.binary(node, op, left, right, left_node, target.comparator)
+                if isinstance(target.operator, (cst.Is, cst.IsNot)):
+                    parts.append(identity(left, right, isinstance(target.operator, cst.IsNot)))
+                else:
+                    parts.append(UNKNOWN_VALUE)
+            elif op is not None:
+                parts.append(compare(op, left, right))
+            elif isinstance(target.operator, (cst.Is, cst.IsNot)):
+                parts.append(identity(left, right, isinstance(target.operator, cst.IsNot)))
+            else:
+                parts.append(membership(left, right, isinstance(target.operator, cst.NotIn)))
+            if parts[-1] == ConstValue(False) and is_bool(parts[-1]):
+                break  # ``a < b < c`` with a < b false never evaluates c
             left, left_node = right, target.comparator
-        return result
+        return conjunction(parts)
 
     def expr_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
@@ -547,11 +562,34 @@ class Expressions:
             return UNKNOWN_VALUE
         return UNKNOWN_VALUE
 
+    def matmul_into_matrix(self, node, left: AbstractArray, right: AbstractArray, left_node,
+                           right_node, dialect) -> Value:
+        """``x @ w`` with w a known (k, n) matrix and x of unknown rank: x is (k,) or ends in k
+        (anything else fails), and the product ends in n whatever x's rank. x's last dim is
+        checked when known, and x ends in k from here on."""
+        k, n = right.shape
+        if left.tail:
+            # Any rank of x gives the same verdict on its last dim: run the rule on (?, last).
+            stand_in = replace(left, shape=(UNKNOWN, left.tail[-1]), tail=())
+            result = self.apply("__matmul__", dialect, (self.to_arg(stand_in), self.to_arg(right)),
+                                {}, node, [(stand_in, left_node), (right, right_node)], "'@'")
+            if result is None:
+                return AbstractArray(None, None, left.library, self.origin(node))
+        else:
+            self.refine_tail(left, (k,))
+        dtype = rt_dtypes.op_result_type("matmul", left.dtype, right.dtype, dialect, None, 2)
+        return AbstractArray(None, dtype, self.library_of([left, right]), self.origin(node),
+                             tail=(n,))
+
     def array_binary(self, node: cst.CSTNode, op: str, left: Value, right: Value,
                      left_node: cst.CSTNode, right_node: cst.CSTNode) -> Value:
         arrays = [v for v in (left, right) if isinstance(v, AbstractArray)]
         library = self.library_of(arrays)
         dialect = self.dialect_for(library)
+        if op == "matmul" and isinstance(left, AbstractArray) and left.shape is None and \
+                isinstance(right, AbstractArray) and right.shape is not None and \
+                len(right.shape) == 2 and not left.assumed_rank and not right.assumed_rank:
+            return self.matmul_into_matrix(node, left, right, left_node, right_node, dialect)
         if any(isinstance(v, AbstractArray) and v.shape is None for v in (left, right)) or \
                 self.to_arg(left) is FAIL or self.to_arg(right) is FAIL:
             return AbstractArray(None, None, library, self.origin(node))

@@ -26,7 +26,14 @@ import libcst as cst
 
 from ..imports import dotted_name, import_bindings
 from ..positions import NodePositions
-from ..project import MAX_IMPORT_DEPTH, MAX_IMPORTED_MODULES, ImportResolver, Target, read_project_file
+from ..project import (
+    MAX_IMPORT_DEPTH,
+    MAX_IMPORTED_MODULES,
+    ImportResolver,
+    Target,
+    file_binds,
+    read_project_file,
+)
 from ..values import UNKNOWN_VALUE, FunctionValue, InstanceValue, ModuleRef, Value
 
 _CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", "standalone_shapes",
@@ -36,7 +43,9 @@ _CONTEXT_FIELDS = ("module", "source", "path", "_positions", "trailing_shapes", 
 _LOADED: OrderedDict = OrderedDict()
 """Imported modules already run, per process: the many files importing one module share its
 values (its module level runs once). Importers only read those values and analyze calls into
-them, which keeps its state in each importer's own interpreter."""
+them, which keeps its state in each importer's own interpreter. Only a module whose run did
+not depend on its importer is kept here (see SharedModule), so a file's findings are the
+same whichever files the process analyzed before it."""
 
 _LOADED_CAPACITY = 256
 
@@ -45,6 +54,30 @@ _SUMMARIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 file has on its own), shared by every importer in the process."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class SharedModule:
+    """An imported module as its run left it (None when the run failed), with what the run
+    loaded or found loaded, transitively, in ``closure``: reusing the module brings all of
+    them into the importer's session (its budget, its contexts, the digests its cache keys
+    on), as running the module again would."""
+
+    module: "ProjectModule | None"
+    contexts: dict  # id(module scope) -> ModuleContext, of the module and of its closure
+    dependencies: dict  # path -> content digest, of the module and of its closure
+    closure: dict = field(default_factory=dict)  # key -> SharedModule
+
+    def fits(self, session: "ImportSession", key: Any) -> bool:
+        """Running the module again in ``session`` would end as its shared run did: no file
+        it loads is on the session's import chain (a cycle there), none was cut short in
+        the session, and the session's budget holds all of them."""
+        keys = self.closure.keys() | {key}
+        if any(path in self.dependencies for path in session.loading):
+            return False
+        if not keys.isdisjoint(session.cut_short):
+            return False
+        return len(session.loaded.keys() | keys) < MAX_IMPORTED_MODULES
 
 
 @dataclass(eq=False)
@@ -59,6 +92,13 @@ class ProjectModule:
         if name in self.names:
             return self.names[name]
         return self.submodules.get(name, UNKNOWN_VALUE)
+
+
+def _depth(loading: list[str]) -> int:
+    """How many imported files deep the chain is (``loading[0]`` is the analyzed file): a
+    package's ``__init__`` that re-exports its modules' names (``from .conv import
+    create_conv2d``) is a hop of the name, not a file of code."""
+    return sum(1 for path in loading[1:] if os.path.basename(path) != "__init__.py")
 
 
 class ModuleContext:
@@ -91,6 +131,45 @@ class ImportSession:
         self.dependencies: dict[str, str] = {}  # path -> content digest
         self.contexts: dict[int, ModuleContext] = {}  # id(module scope) -> its file's state
         self.home: ModuleContext | None = None
+        self.records: dict[Any, SharedModule] = {}  # key -> the module with its closure
+        self.touched: list[set] = []  # per run under way: the keys its imports reached
+        # Imports refused for a cycle or the budget, or reaching a module whose own were: what
+        # depends on them depends on this session's history, so it is never shared.
+        self.refusals = 0
+        self.cut_short: set = set()  # keys of the modules whose run met a refusal
+
+    def reached(self, key: Any) -> Any:
+        """An import reached the module under ``key``: the runs under way depend on it."""
+        if self.touched:
+            self.touched[-1].add(key)
+        if key in self.cut_short:
+            self.refusals += 1
+        return self.loaded[key]
+
+    def adopt(self, key: Any, record: SharedModule) -> None:
+        """Bring in a module run by an earlier analysis, with everything its run loaded."""
+        for part_key, part in ((key, record), *record.closure.items()):
+            if part_key not in self.loaded:
+                self.loaded[part_key] = part.module
+                self.records[part_key] = part
+        self.contexts.update(record.contexts)
+        self.dependencies.update(record.dependencies)
+
+    def record(self, key: Any, module: "ProjectModule | None", contexts: dict,
+               dependencies: dict, touched: set) -> SharedModule:
+        """What the run of ``key`` loaded and found loaded, for reuse as one piece."""
+        closure: dict = {}
+        for part_key in touched - {key}:
+            part = self.records.get(part_key)
+            if part is not None:
+                closure[part_key] = part
+                closure.update(part.closure)
+        closure.pop(key, None)
+        for part in closure.values():
+            contexts = {**part.contexts, **contexts}
+            dependencies = {**part.dependencies, **dependencies}
+        self.records[key] = SharedModule(module, contexts, dependencies, closure)
+        return self.records[key]
 
     def owner_context(self, node: cst.CSTNode) -> ModuleContext | None:
         """The loaded file a node belongs to (slow: only asked when a finding names such a node)."""
@@ -185,9 +264,11 @@ class ProjectImports:
             name = alias.name.value
             bound = alias.asname.name.value if alias.asname is not None and \
                 isinstance(alias.asname.name, cst.Name) else name
-            # A submodule first: ``from . import layers`` need not run the package's __init__.
+            # A submodule first: ``from . import layers`` need not run the package's __init__,
+            # unless the __init__ binds the name itself (``from .conv import conv``).
             qualified = f"{module_name}.{name}" if module_name else name
-            if self.is_module_file(qualified, level):
+            if self.is_module_file(qualified, level) and not self.package_binds(module_name, level,
+                                                                                name):
                 submodule = self.load_module(qualified, level, self.attributes_used(bound))
                 if submodule is not None:
                     out[bound] = submodule
@@ -211,6 +292,13 @@ class ProjectImports:
         """Every name this file's text mentions: what a star import can provide that it reads."""
         return frozenset(_IDENTIFIER.findall(self.source))
 
+    def package_binds(self, name: str | None, level: int, member: str) -> bool:
+        """The package ``name``'s ``__init__`` binds ``member`` itself."""
+        if name is None and not level:
+            return False
+        target = self.session.resolver.resolve(name, level, self.path)
+        return target is not None and bool(target.path) and file_binds(target.path, member)
+
     def is_module_file(self, name: str, level: int) -> bool:
         target = self.session.resolver.resolve(name, level, self.path)
         return target is not None and not target.directory
@@ -226,10 +314,15 @@ class ProjectImports:
     def load_target(self, target: Target, names: frozenset[str] | None) -> ProjectModule | None:
         session = self.session
         if not target.path:
-            return session.loaded.setdefault(target.directory, ProjectModule(target.directory, {}))
-        if target.path in session.loading or len(session.loading) > MAX_IMPORT_DEPTH or \
-                len(session.loaded) >= MAX_IMPORTED_MODULES:
-            return None  # a cycle, or too far: unknown
+            if target.directory not in session.loaded:
+                module = session.loaded[target.directory] = ProjectModule(target.directory, {})
+                session.records[target.directory] = SharedModule(module, {}, {})
+            return session.reached(target.directory)
+        if _depth(session.loading) > MAX_IMPORT_DEPTH:
+            return None  # too far: unknown
+        if target.path in session.loading or len(session.loaded) >= MAX_IMPORTED_MODULES:
+            session.refusals += 1
+            return None  # a cycle, or over the budget: unknown
         if names is not None and not names:
             return ProjectModule(target.path, {})  # nothing of it is read here
         parsed = read_project_file(target.path, names)
@@ -237,39 +330,44 @@ class ProjectImports:
             return None
         key = parsed.key
         if key in session.loaded:
-            return session.loaded[key]
-        shared_key = (key, len(session.loading), session.resolver.lint_root,
+            return session.reached(key)
+        shared_key = (key, _depth(session.loading), session.resolver.lint_root,
                       repr(getattr(self.settings, "dialect", None)),
                       repr(getattr(self.settings, "shape_hints", None)))
         shared = _LOADED.get(shared_key)
-        if shared is not None:
+        if shared is not None and shared.fits(session, key):
             _LOADED.move_to_end(shared_key)
-            module, contexts, dependencies = shared
-            session.loaded[key] = module
-            session.contexts.update(contexts)
-            session.dependencies.update(dependencies)
-            return module
+            session.adopt(key, shared)
+            return session.reached(key)
         session.loaded[key] = None
+        refusals_before = session.refusals
         contexts_before, dependencies_before = set(session.contexts), set(session.dependencies)
         session.dependencies[parsed.path] = parsed.digest
         session.loading.append(target.path)
+        session.touched.append(set())
+        module = None
         try:
             interp = type(self)(parsed.module, parsed.source, parsed.path, self.settings)
             interp._positions = parsed.positions
             interp.quiet = True
             interp.start_imports(session)
             interp.exec_block(parsed.module.body)
+            module = session.loaded[key] = ProjectModule(parsed.path, interp.frame.scope.vars)
         except Exception:
-            return None  # an analyzer failure on the other file: its own lint reports it
+            session.refusals += 1  # an analyzer failure on the other file: its own lint reports it
         finally:
             session.loading.pop()
-        module = session.loaded[key] = ProjectModule(parsed.path, interp.frame.scope.vars)
-        _LOADED[shared_key] = (
-            module, {k: v for k, v in session.contexts.items() if k not in contexts_before},
-            {k: v for k, v in session.dependencies.items() if k not in dependencies_before})
-        if len(_LOADED) > _LOADED_CAPACITY:
-            _LOADED.popitem(last=False)
-        return module
+            touched = session.touched.pop()
+        record = session.record(
+            key, module, {k: v for k, v in session.contexts.items() if k not in contexts_before},
+            {k: v for k, v in session.dependencies.items() if k not in dependencies_before}, touched)
+        if session.refusals != refusals_before:
+            session.cut_short.add(key)
+        else:
+            _LOADED[shared_key] = record
+            if len(_LOADED) > _LOADED_CAPACITY:
+                _LOADED.popitem(last=False)
+        return session.reached(key)
 
     def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:
         if isinstance(base, ProjectModule):
@@ -278,18 +376,19 @@ class ProjectImports:
 
     # --- running bodies of other files ------------------------------------------------
 
-    def analyze_function(self, func: FunctionValue, args: list, kwargs: dict) -> Value:
+    def analyze_function(self, func: FunctionValue, args: list, kwargs: dict,
+                         by_call: bool) -> Value:
         session = self.session
         target = session.contexts.get(id(_module_scope(func.scope))) if session is not None else None
         if target is None or target is self.here:
-            return super().analyze_function(func, args, kwargs)
+            return super().analyze_function(func, args, kwargs, by_call)
         previous = self.here
         previous.save(self)
         target.load(self)
         self.here = target
         coverage, self.coverage = self.coverage, None  # the other file's expressions are its own
         try:
-            return super().analyze_function(func, args, kwargs)
+            return super().analyze_function(func, args, kwargs, by_call)
         finally:
             self.coverage = coverage
             target.save(self)
@@ -297,10 +396,12 @@ class ProjectImports:
             self.here = previous
 
     def report(self, code: str, node: cst.CSTNode, message: str, exc_type: str | None = None,
-               related: tuple = ()) -> None:
+               related: tuple = (), own: bool = False, fix: Any = None) -> None:
         if self.quiet:
             return
         if self.here is not self.home:
+            own = False  # another file's line: reported at the call into it, if at all
+            fix = None  # its span is in the other file
             if not self.capture:
                 # The other file has this on its own and reports it when it is linted.
                 span = self.span(node)
@@ -313,7 +414,7 @@ class ProjectImports:
             path, line = relocated
             message = message.replace(f"(line {line})", f"({self.display_path(path)}, line {line})", 1)
             related = tuple((path, n) if n == line else (p, n) for p, n in related)
-        super().report(code, node, message, exc_type, related)
+        super().report(code, node, message, exc_type, related, own, fix)
 
     def line(self, node: cst.CSTNode) -> int:
         line = super().line(node)
@@ -428,4 +529,4 @@ class ProjectImports:
             return path
 
 
-__all__ = ["ImportSession", "ModuleContext", "ProjectImports", "ProjectModule"]
+__all__ = ["ImportSession", "ModuleContext", "ProjectImports", "ProjectModule", "SharedModule"]

@@ -12,6 +12,7 @@ from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn import LOSSES
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
+from ...runtime.nn import functional_keeps_shape as nn_functional_keeps_shape
 from ...runtime.nn import keeps_shape as layer_keeps_shape
 from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
@@ -30,7 +31,6 @@ from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
     Alias,
-    BoundMethod,
     ClassValue,
     ConstValue,
     FloatValue,
@@ -38,21 +38,16 @@ from ..values import (
     InstanceValue,
     IntValue,
     LayerValue,
-    ModuleRef,
     PackedValue,
     Storage,
     TupleValue,
     Value,
 )
-from .env import ContainerInit, LayerInit, SuperValue
+from .env import LAYER_ATTR
 
 LAYER_BUFFERS = frozenset({"running_mean", "running_var"})
 """Tensors a layer keeps that are no Parameters (a norm's running statistics)."""
-
-LAYER_OF_INSTANCE = " torch.nn layer"
-"""The attribute holding the layer an instance of a class derived from one is (not an
-identifier: no code can set it)."""
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
 from .recurrent import RECURRENT
 
@@ -97,6 +92,21 @@ def _layer_input(value: Value):
     if isinstance(value, (IntValue, ConstValue)):
         return value.value
     return FAIL
+
+
+def _from_runtime(value) -> Value:
+    """A layer's normalized constructor argument as the analyzer's value (``in_features``,
+    ``normalized_shape``, ``kernel_size``...); unknown for what the runtime does not know."""
+    if isinstance(value, bool) or value is None or isinstance(value, (float, str)):
+        return ConstValue(value)
+    if isinstance(value, tuple):
+        return TupleValue(tuple(_from_runtime(item) for item in value))
+    if value is DIM_UNKNOWN:
+        return IntValue(DIM_UNKNOWN)
+    try:
+        return IntValue(value)  # an int or a symbolic Dim
+    except TypeError:
+        return UNKNOWN_VALUE
 
 
 def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
@@ -147,6 +157,9 @@ class Modules:
         if name == "embedding":
             options["dtype"] = x.dtype
         if FAIL in converted or FAIL in options.values():
+            if nn_functional_keeps_shape(name) and args[0] is x:
+                # F.layer_norm(x, self.normalized_shape, ...) with a width unknown: x's shape.
+                return AbstractArray(x.shape, x.dtype, "torch", origin, tail=x.tail)
             return AbstractArray(None, x.dtype if name != "embedding" else None, "torch", origin)
         operands = list(zip(args, arg_nodes))
         try:
@@ -200,18 +213,20 @@ class Modules:
                              requires_grad=not buffer,
                              alias=Alias(storage, "base", deps=frozenset({storage.id})))
 
-    def layer_attribute(self, layer: LayerValue, name: str) -> Value:
-        """``self.fc.in_features``, ``conv.out_channels``: the size the constructor was given
-        (or its default), which torch keeps under the argument's name."""
+    def layer_attribute(self, node, layer: LayerValue, name: str) -> Value:
+        """``self.fc.in_features``, ``conv.out_channels``, a norm's eps, ``self.normalized_shape``
+        in a LayerNorm's subclass: the layer's parameters and buffers, and the constructor
+        arguments torch keeps under their names, as given (or their defaults); a stored
+        shape as torch normalizes it (a LayerNorm's int width is a 1-tuple)."""
+        if name in ("weight", "bias") or name in LAYER_BUFFERS:
+            return self.layer_parameter(node, layer, name)
         if STORED_SHAPES.get(layer.kind) == name:
             try:
                 built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
                                     {k: _runtime_arg(v) for k, v in layer.kwargs})
             except Exception:
                 built = None  # torch refuses the constructor, or it is not modelled
-            if built is None:
-                return UNKNOWN_VALUE
-            return TupleValue(tuple(IntValue(d) for d in built[name]))
+            return UNKNOWN_VALUE if built is None else _from_runtime(built[name])
         given = stored_as_given(layer.kind, name)
         if not (given or stored_size(layer.kind, name)):
             return UNKNOWN_VALUE
@@ -438,53 +453,13 @@ class Modules:
                         for shape in result.outputs)
         return outputs[0] if len(outputs) == 1 else TupleValue(outputs)
 
-    def super_value(self, args: list) -> Value:
-        """``super()`` in a method called on an instance: the method's class and the instance
-        (the method's first argument); unknown anywhere else."""
-        func = self.frame.function
-        if args or func is None or not isinstance(func.owner, ClassValue):
-            return UNKNOWN_VALUE
-        params = func.node.params.params
-        instance = self.frame.scope.vars.get(params[0].name.value) if params else None
-        if not isinstance(instance, InstanceValue):
-            return UNKNOWN_VALUE
-        return SuperValue(func.owner, instance)
-
-    def super_attribute(self, sup: SuperValue, name: str) -> Value:
-        """``super().__init__`` / ``super().forward``: the first base that has it, bound to the
-        instance; nn.Sequential's ``__init__`` takes the instance's first children."""
-        for base in sup.cls.bases:
-            if isinstance(base, ClassValue) and name in base.members:
-                member = base.members[name]
-                return BoundMethod(member, sup.instance) if isinstance(member, FunctionValue) \
-                    else member
-            if isinstance(base, ModuleRef) and base.qualname[9:] == sup.cls.container and \
-                    name == "__init__":
-                return ContainerInit(sup.instance)
-            if isinstance(base, ModuleRef) and base.qualname[9:] == sup.cls.layer_base and \
-                    name == "__init__":
-                return LayerInit(sup.instance, sup.cls.layer_base)
-        return UNKNOWN_VALUE
-
-    def layer_init(self, instance: InstanceValue, kind: str, args: list, kwargs: dict) -> Value:
-        """The torch.nn layer an instance of a class derived from it is (its constructor's
-        arguments), kept to read its sizes and to run it when the class has no forward."""
-        instance.attrs[LAYER_OF_INSTANCE] = self.layer_value(kind, args, kwargs)
-        return ConstValue(None)
-
-    def inherited_layer_attribute(self, node, instance: InstanceValue, name: str) -> Value:
-        """``self.normalized_shape``, ``self.weight`` of a class derived from nn.LayerNorm."""
-        layer = instance.attrs.get(LAYER_OF_INSTANCE)
-        if not isinstance(layer, LayerValue):
-            return UNKNOWN_VALUE
-        if name in ("weight", "bias") or name in LAYER_BUFFERS:
-            return self.layer_parameter(node, layer, name)
-        return self.layer_attribute(layer, name)
-
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict,
                     node: cst.CSTNode | None = None) -> Value:
         instance = InstanceValue(cls)
         init = cls.members.get("__init__")
+        if cls.layer_kind is not None and not isinstance(init, FunctionValue):
+            # ``class LayerNorm2d(nn.LayerNorm)`` with torch's own __init__.
+            instance.attrs[LAYER_ATTR] = self.layer_value(cls.layer_kind, args, kwargs)
         if isinstance(init, FunctionValue) and len(self.active) < MAX_CALL_DEPTH and \
                 id(init) not in self.active and self.specializations < MAX_SPECIALIZATIONS:
             self.specializations += 1
@@ -492,7 +467,7 @@ class Modules:
                 self.standalone(init)
             self.capture.append({})
             try:
-                self.analyze_function(init, [instance] + args, kwargs)
+                self.analyze_function(init, [instance] + args, kwargs, by_call=True)
             finally:
                 captured = self.capture.pop()
             if node is not None:
@@ -501,8 +476,6 @@ class Modules:
                 self.forward_of_built(cls, instance, node)
         elif init is None and cls.container is not None:
             self.container_init(instance, args, kwargs)  # nn.Sequential's own __init__...
-        elif init is None and cls.layer_base is not None:
-            self.layer_init(instance, cls.layer_base, args, kwargs)  # the layer's own __init__
         return instance
 
     def forward_of_built(self, cls: ClassValue, instance: InstanceValue, node: cst.CSTNode) -> None:
@@ -518,7 +491,7 @@ class Modules:
         self.specializations += 1
         self.capture.append({})
         try:
-            self.analyze_function(forward, [instance], {})
+            self.analyze_function(forward, [instance], {}, by_call=False)
         finally:
             captured = self.capture.pop()
         self.emit_at_call(node, f"{cls.name}.forward", captured)
@@ -537,6 +510,7 @@ class Modules:
         for method in ordered:
             if id(method) in self.analyzed:
                 continue
-            static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
-                         for d in method.node.decorators)
-            self.function_summary(method, None if static else prototype)
+            kind = method_kind(method.node)
+            # A classmethod's cls is the class: cls(...) builds an instance, not a forward.
+            self.function_summary(method, None if kind == "static" else
+                                  cls if kind == "class" else prototype)

@@ -22,7 +22,8 @@ its value unknown."""
 BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tuple", "list",
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
-                       "getattr", "hasattr", "setattr", "map", "all", "any", "dict"})
+                       "getattr", "hasattr", "setattr", "map", "all", "any", "dict",
+                       "issubclass"})
 
 
 BINOPS = {
@@ -73,7 +74,7 @@ LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear
 
 NON_MUTATING_BUILTINS = frozenset({f"builtins.{name}" for name in (
     "len", "tuple", "list", "sorted", "reversed", "enumerate", "zip", "map", "filter", "sum",
-    "min", "max", "any", "all", "isinstance", "print", "repr", "str", "iter", "range", "abs",
+    "min", "max", "any", "all", "isinstance", "issubclass", "print", "repr", "str", "iter", "range", "abs",
     "round", "set", "frozenset", "dict", "hash", "id", "type", "bool", "int", "float")})
 
 
@@ -96,3 +97,19 @@ AUG_LABEL = {f"__i{v}__": f"'{s}='" for v, s in (
 
 CONVERSIONS = frozenset({"astype", "to", "type", "requires_grad_"})
 """Methods that change dtype, device or flags and keep the shape (with their arguments)."""
+
+
+OPERATOR_FUNCTIONS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+                      "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+                      "matmul": "matmul", "and_": "bitwise_and", "or_": "bitwise_or",
+                      "xor": "bitwise_xor", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le",
+                      "gt": "gt", "ge": "ge"}
+"""The operator module's two-operand functions, as the binary op each one is."""
+
+
+def method_kind(node: cst.FunctionDef) -> str:
+    """"static", "class" or "instance": what a method's first parameter receives."""
+    names = {d.decorator.value for d in node.decorators if isinstance(d.decorator, cst.Name)}
+    if "staticmethod" in names:
+        return "static"
+    return "class" if "classmethod" in names else "instance"

@@ -13,6 +13,7 @@ from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.verdicts import Result, RuleWarning, ShapeError
 from ..values import AbstractArray, TupleValue, Value
 from .context import Step
+from .fixes import keepdims_fix, reshape_fix
 from .names import KIND_CODES, WARNING_CODES
 from .operands import to_arg
 
@@ -161,7 +162,8 @@ class OpGateway:
         library = "numpy" if dialect.is_numpy else "torch"
         message = f"{head}" + (f" ({origins})" if origins else "") + \
             f"; {library}: {err.message.strip()}"
-        self.report(code, node, message, err.exc_type or "Exception")
+        self.report(code, node, message, err.exc_type or "Exception",
+                    fix=reshape_fix(self, node) if code == "SC308" else None)
 
     def report_warning(self, warning: RuleWarning, node, operands, label, dialect) -> None:
         code = WARNING_CODES.get(warning.kind)
@@ -182,8 +184,10 @@ class OpGateway:
         library = library or base.library
         if result is None:
             return AbstractArray(None, dtype, library, origin)
+        # x.squeeze(2) of a dim that may be 1: the rank the rule assumed is no ground for errors.
+        assumed = base.assumed_rank or any(w.kind == "squeeze-uncertain" for w in result.warnings)
         arrays = [AbstractArray(tuple(shape), dtype, library, origin, explicit_axis=explicit_axis,
-                                requires_grad=base.requires_grad, assumed_rank=base.assumed_rank)
+                                requires_grad=base.requires_grad, assumed_rank=assumed)
                   for shape in result.outputs]
         if len(arrays) == 1:
             return arrays[0]
@@ -229,5 +233,6 @@ class OpGateway:
                 f"{self.text(reduced_node, 30)} {format_shape(reduced.shape)} was reduced over axis "
                 f"{info.axis} of {format_shape(info.shape)} without keepdims, so broadcasting it "
                 f"against {self.text(other_node, 30)} {format_shape(other.shape)} lines its axes up "
-                f"with the wrong ones; reduce with keepdims=True (keepdim=True in torch)")
+                f"with the wrong ones; reduce with keepdims=True (keepdim=True in torch)",
+                fix=keepdims_fix(self, reduced_node, reduced))
             return

@@ -1,56 +1,18 @@
-"""Python's own values as model code computes with them: numbers, truth, identity, and
-strings built from known values. Pure functions of the abstract values."""
+"""Python's own values as model code computes with them: numbers and strings built from
+known values. Pure functions of the abstract values (their truth, identity and comparisons
+are conditions.py's)."""
 
 from __future__ import annotations
-
-import libcst as cst
 
 from ...runtime.dims import UNKNOWN, Dim, add, floordiv, mul, sub
 from ..values import (
     UNKNOWN_VALUE,
-    AbstractArray,
-    BoundMethod,
-    ClassValue,
     ConstValue,
-    DictValue,
     FloatValue,
-    FunctionValue,
-    InstanceValue,
     IntValue,
-    LayerValue,
-    ModuleRef,
     TupleValue,
     Value,
 )
-from .env import PartialValue
-
-
-def is_none_test(left: Value, right: Value, negated: bool) -> Value:
-    """``x is None`` / ``x is not None`` when x is surely None or surely an array;
-    ``block_type is NextConvBlock`` when both are classes or functions of the code."""
-    if isinstance(left, (ClassValue, FunctionValue)) and isinstance(right, (ClassValue, FunctionValue)):
-        return ConstValue((left.node is right.node) != negated)
-    if right != ConstValue(None):
-        left, right = right, left
-    if right != ConstValue(None):
-        return UNKNOWN_VALUE
-    if left == ConstValue(None):
-        return ConstValue(not negated)
-    if isinstance(left, AbstractArray) and not left.maybe_not_array or never_none(left):
-        return ConstValue(negated)
-    return UNKNOWN_VALUE
-
-
-def never_none(value: Value) -> bool:
-    """A value that is certainly not None: a class, function, module or layer, a known int,
-    a container, a constant other than None (``norm_layer=nn.BatchNorm2d`` left to its
-    default). An int symbol may stand for a config field that is None: not certain."""
-    if isinstance(value, IntValue):
-        return isinstance(value.value, int)
-    if isinstance(value, ConstValue):
-        return value.value is not None
-    return isinstance(value, (ModuleRef, LayerValue, InstanceValue, ClassValue, FunctionValue,
-                              PartialValue, TupleValue, DictValue, BoundMethod))
 
 
 def is_number(value: Value) -> bool:
@@ -144,27 +106,6 @@ def formatted(template: str, values: Value) -> Value:
         return ConstValue(template % tuple(p[0] for p in plain))
     except (TypeError, ValueError, KeyError):
         return UNKNOWN_VALUE
-
-
-def known_truth(value: Value) -> bool | None:
-    """``bool(value)`` when certain: None, a known number, string, list or dict; a class, a
-    layer or a module (their truth is True)."""
-    if isinstance(value, ConstValue) and (value.value is None or type(value.value) in (
-            bool, int, float, str)):
-        return bool(value.value)
-    if isinstance(value, IntValue) and isinstance(value.value, int):
-        return bool(value.value)
-    if isinstance(value, (TupleValue, DictValue)):
-        return bool(value.items)
-    if isinstance(value, (ClassValue, FunctionValue, ModuleRef, LayerValue)):
-        return True
-    return None
-
-
-def yields_bool(node: cst.BaseExpression) -> bool:
-    """An expression whose value is a bool whatever its operands: ``not x``, a comparison."""
-    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not) or \
-        isinstance(node, cst.Comparison)
 
 
 def constant(value: Value) -> tuple | None:

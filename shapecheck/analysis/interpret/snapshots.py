@@ -11,9 +11,10 @@ import libcst as cst
 
 from ..imports import canonical, dotted_name
 from ..rules.aliasing import layout_dependent_write_message, stale_alias_message
-from ..values import AbstractArray, Alias, ModuleRef, Value
+from ..values import AbstractArray, Alias, ModuleRef, TupleValue, Value
 from .alias_facts import may_overlap, replace
 from .call_effects import SAME_STORAGE_CALLS
+from .fixes import copy_fix
 
 # Calls that read like making a new array of x, and may keep x's memory.
 _CONVERSIONS = SAME_STORAGE_CALLS | {"torch.from_numpy", "copy.copy"}
@@ -29,7 +30,11 @@ class Snapshots:
 
     def bind_snapshot(self, target: cst.Name, value: Value, source: cst.CSTNode) -> Value:
         """A name is bound to an array; a copy-looking binding of an alias (``old = x``,
-        ``prev = w[:]``, ``x.detach()``) becomes a snapshot at the storage's write count."""
+        ``prev = w[:]``, ``x.detach()``) becomes a snapshot at the storage's write count. So
+        does each row of ``rows = list(t)``: the rows are views of t."""
+        if isinstance(value, TupleValue) and isinstance(source, cst.Call):
+            return TupleValue(tuple(self.bind_snapshot(target, item, source)
+                                    for item in value.items), value.is_list)
         alias = value.alias if isinstance(value, AbstractArray) else None
         if alias is None or alias.storage is None:
             return value
@@ -61,15 +66,23 @@ class Snapshots:
         if isinstance(source, cst.Attribute):
             return source.attr.value in ("data", "grad")  # g = p.grad keeps the live gradient
         if isinstance(source, cst.Call):
-            if isinstance(source.func, cst.Attribute) and source.func.attr.value in (
-                    "view", "detach", "state_dict", "numpy") and not source.args:
-                return True  # best = model.state_dict(), prev = w.numpy() read like snapshots
+            method = source.func.attr.value if isinstance(source.func, cst.Attribute) else None
+            if method in ("view", "detach", "numpy") and not source.args or \
+                    method in ("state_dict", "unbind"):
+                # best = model.state_dict(keep_vars=True), prev = w.numpy(), a, b = t.unbind()
+                return True
             with self.suppressed():
                 func = self.eval(source.func) if dotted_name(source.func) else None
-            rest = source.args[1:]
-            return isinstance(func, ModuleRef) and canonical(func.qualname) in _CONVERSIONS and \
-                bool(source.args) and source.args[0].keyword is None and all(
-                    a.keyword is not None and a.keyword.value == "dtype" for a in rest)
+            if not isinstance(func, ModuleRef) or not source.args or \
+                    source.args[0].keyword is not None:
+                return False
+            qualname, rest = canonical(func.qualname), source.args[1:]
+            if qualname in ("builtins.list", "builtins.tuple"):
+                return not rest  # rows = list(t): the rows of t
+            if qualname == "numpy.array":  # np.array(x, copy=False) never copies
+                return any(a.keyword is not None and a.keyword.value == "copy" for a in rest)
+            return qualname in _CONVERSIONS and all(
+                a.keyword is not None and a.keyword.value == "dtype" for a in rest)
         return False
 
     def note_read(self, value: Value, name: str, node: cst.CSTNode) -> None:
@@ -81,7 +94,14 @@ class Snapshots:
             return
         self.note_maybe_view_read(alias, name, node)
         self.note_argument_read(alias, name, node)
-        if alias.snapshot is None:
+        self.note_snapshot_read(alias, name, node)
+
+    def note_snapshot_read(self, alias: Alias, name: str, node: cst.CSTNode) -> None:
+        """SC304: a snapshot (or a row of a list of snapshots) is read after its storage was
+        written through another name. An assert that reads it checks on purpose whether the
+        write reached it (a test of view semantics), which is not code relying on a copy."""
+        if alias.snapshot is None or alias.storage is None or self.metadata_read or \
+                self.in_assert:
             return
         later = [w for w in self.writes.get(alias.storage.id, ()) if w[0] > alias.version
                  and w[1] != alias.binder and may_overlap(w[2], alias.layout)]
@@ -89,7 +109,7 @@ class Snapshots:
             where = self.line(later[-1][3])
             self.report("SC304", alias.snapshot_node, stale_alias_message(
                 alias.snapshot, self.storage_name(alias), where, name, self.line(node)),
-                related=((self.path, where),))
+                related=((self.path, where),), fix=copy_fix(self, alias, name))
 
     def note_maybe_view_read(self, alias: Alias, name: str, node: cst.CSTNode) -> None:
         """SC306: the storage was written through a maybe-view under another name, and is read

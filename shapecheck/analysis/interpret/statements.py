@@ -10,14 +10,12 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.creation import literal_shape
 from ...runtime.dims import UNKNOWN, eq
-from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.rules import indexing as rt_indexing
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
     ClassValue,
     ConstValue,
-    DictValue,
     FunctionValue,
     InstanceValue,
     IntValue,
@@ -26,9 +24,19 @@ from ..values import (
     TupleValue,
     Value,
     dims_of,
+    truth,
 )
+from .classes import layer_kind_of
 from .context import callee_name, disables_grad, expects_failure
-from .env import Frame, Scope, is_informative, join_envs, same_env, widen
+from .env import (
+    Frame,
+    Scope,
+    is_informative,
+    join_envs,
+    join_refinements,
+    same_env,
+    widen,
+)
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 
@@ -40,15 +48,21 @@ def _ends_in_raise(body) -> bool:
 
 
 def _filled_default(node: cst.If) -> str | None:
-    """``if name is None: name = ...`` (no else): the name whose default the body fills in."""
+    """``if name is None: name = ...`` or ``if not name: name = ...`` (no else): the name whose
+    default the body fills in."""
     test = node.test
-    if node.orelse is not None or not isinstance(test, cst.Comparison) or \
-            len(test.comparisons) != 1 or not isinstance(test.left, cst.Name) or \
-            not isinstance(test.comparisons[0].operator, cst.Is) or \
-            not (isinstance(test.comparisons[0].comparator, cst.Name) and
-                 test.comparisons[0].comparator.value == "None"):
+    if node.orelse is not None:
         return None
-    name = test.left.value
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and \
+            isinstance(test.expression, cst.Name):
+        name = test.expression.value
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.left, cst.Name) and isinstance(test.comparisons[0].operator, cst.Is) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and \
+            test.comparisons[0].comparator.value == "None":
+        name = test.left.value
+    else:
+        return None
     for statement in node.body.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
@@ -60,22 +74,6 @@ def _filled_default(node: cst.If) -> str | None:
 
 
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
-
-
-def _truth(value, test: cst.BaseExpression):
-    """``if stage:`` of a list, dict or number whose contents are known: its truth (an empty
-    list is false). Anything else as evaluated."""
-    if not isinstance(test, (cst.Name, cst.Attribute)):
-        return value
-    if isinstance(value, TupleValue):
-        return ConstValue(bool(value.items))
-    if isinstance(value, DictValue):
-        return ConstValue(bool(value.items))
-    if isinstance(value, IntValue) and isinstance(value.value, int):
-        return ConstValue(bool(value.value))
-    if isinstance(value, ConstValue) and type(value.value) in (str, int, float, type(None)):
-        return ConstValue(bool(value.value))
-    return value
 
 
 class Statements:
@@ -165,19 +163,17 @@ class Statements:
 
     def stmt_ClassDef(self, node: cst.ClassDef) -> None:
         bases = [self.eval(arg.value) for arg in node.bases]
-        is_nn = any(isinstance(b, ModuleRef) and (b.qualname == "torch.nn.Module" or b.qualname in _CONTAINERS)
-                    or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
+        layer_kind = next((kind for kind in map(layer_kind_of, bases) if kind is not None), None)
+        is_nn = layer_kind is not None or any(
+            isinstance(b, ModuleRef) and (b.qualname == "torch.nn.Module" or b.qualname in _CONTAINERS)
+            or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
         container = next((b.qualname[9:] if isinstance(b, ModuleRef) else b.container
                           for b in bases if isinstance(b, ModuleRef) and b.qualname in _CONTAINERS
                           or isinstance(b, ClassValue) and b.container), None)
-        layer_base = next((b.qualname[9:] if isinstance(b, ModuleRef) else b.layer_base
-                           for b in bases if isinstance(b, ModuleRef) and
-                           b.qualname.startswith("torch.nn.") and b.qualname[9:] in NN_LAYERS
-                           or isinstance(b, ClassValue) and b.layer_base), None)
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn or layer_base is not None, bases=tuple(bases),
-                         container=container, layer_base=layer_base)
+                         is_nn_module=is_nn, bases=tuple(bases), layer_kind=layer_kind,
+                         container=container)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)
@@ -200,14 +196,11 @@ class Statements:
             # unknown either way, so nothing is lost by following the default.)
             self.exec_block(node.body.body)
             return
-        test = _truth(self.eval(node.test), node.test)
-        if isinstance(test, ConstValue) and isinstance(test.value, bool) and (
-                isinstance(node.test, (cst.Comparison, cst.Name, cst.UnaryOperation,
-                                       cst.BooleanOperation, cst.Attribute))
-                or isinstance(node.test, cst.Call) and callee_name(node.test.func) == "isinstance"):
-            # A test decided by known sizes (x.ndim == 2, np.ndim(b) == 1) or by a flag the
-            # constructor set (self.use_res_connect = stride == 1 and inp == oup): one path.
-            if test.value:
+        decided = truth(self.eval(node.test))
+        if decided is not None:
+            # A test the known values decide (x.ndim == 2, self.use_residual, mask is None):
+            # one path only.
+            if decided:
                 self.exec_block(node.body.body)
             elif node.orelse:
                 self.exec_orelse(node.orelse)
@@ -227,17 +220,23 @@ class Statements:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
         effects_before = self.effect_state()
+        refinements_before = self.frame.refinements
         results = []
         effects = []
+        refinements = []
         for path in paths:
             self.frame.scope.vars = dict(vars_before)
+            self.frame.refinements = dict(refinements_before)
             self.restore_effects(effects_before)
             self.flow = None
             path()
             effects.append(self.effect_state())
+            if self.flow != "raise":
+                refinements.append(self.frame.refinements)
             if self.flow in (None, "continue", "break"):
                 results.append((self.frame.scope.vars, self.flow))
         self.join_effects(effects)
+        self.frame.refinements = join_refinements(refinements_before, refinements)
         if not results:
             self.frame.scope.vars = vars_before
             self.flow = "return"
@@ -259,7 +258,10 @@ class Statements:
             self.exec_block(node.orelse.body.body)
 
     def stmt_While(self, node: cst.While) -> None:
-        self.eval(node.test)
+        if truth(self.eval(node.test)) is False:  # the body never runs
+            if node.orelse is not None:
+                self.exec_block(node.orelse.body.body)
+            return
         self.loop(lambda: self.eval(node.test), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)
@@ -392,6 +394,8 @@ class Statements:
             value = self.bind_snapshot(target, value, source)
             self.frame.scope.vars[target.value] = value
             self.bind_name(target.value, value)
+            if self.coverage is not None:
+                self.coverage.bind(target, value)
             self.bind_call_result(target.value, value, source)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
@@ -412,12 +416,12 @@ class Statements:
             if isinstance(owner, InstanceValue):
                 owner.attrs[target.attr.value] = value
                 self.bind_name(self.text(target), value)
+                if self.coverage is not None:
+                    self.coverage.bind(target, value)
             elif isinstance(owner, AbstractArray) and isinstance(target.value, cst.Name):
                 # ndarray.shape / .dtype are assignable: the array changes in place.
                 if target.attr.value == "shape":
-                    dims = dims_of(value)
-                    self.frame.scope.vars[target.value.value] = owner.derived(
-                        dims, Origin(0, target.value.value, source), dtype=owner.dtype)
+                    self.assign_shape(target, owner, value, source)
                 elif target.attr.value in ("dtype", "strides"):
                     self.frame.scope.vars[target.value.value] = owner.derived(
                         None, owner.origin, dtype=None)
@@ -449,15 +453,13 @@ class Statements:
         self.assign(node.target, result, node)
 
     def setitem(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> None:
+        if self.dict_store(target, value, source):
+            return
         base = self.eval(target.value)
-        self.check_write_to_copy(target.value, source, "assignment")
+        self.check_write_to_copy(target.value, source, "assignment", target)
         if not isinstance(base, AbstractArray):
             self.index_items(target)
-            key = self.eval(target.slice[0].slice.value) if len(target.slice) == 1 and \
-                isinstance(target.slice[0].slice, cst.Index) and \
-                isinstance(target.slice[0].slice.value, cst.SimpleString) else None
-            if key is None or not self.set_key(target.value, key, value):
-                self.forget_list(target.value)
+            self.forget_list(target.value)
             return
         items = self.index_items(target)
         # The write lands in base's memory, through a view when the index is basic.

@@ -10,6 +10,7 @@ import libcst as cst
 
 from ...runtime import autograd_saved
 from ...runtime import ops as rt_ops
+from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ..rules.aliasing import saved_input_inplace_message, saved_output_inplace_message
 from ..values import (
     UNKNOWN_VALUE,
@@ -41,7 +42,9 @@ class Training:
         """``model.state_dict()`` (without keep_vars, deep copies or clones) holds the very
         tensors the model trains: one storage per module instance, seen through a view.
         ``model.load_state_dict(sd)`` copies ``sd`` into those tensors, in place: a state dict
-        taken before is changed by it."""
+        taken before is changed by it. ``model.to(device)``, ``.eval()``... return the module."""
+        if name in NN_RETURNS_SELF:
+            return instance
         storage = self.parameter_storages.get(id(instance))
         owner = self.text(node.func.value, 30) if isinstance(node.func, cst.Attribute) else "model"
         if storage is None:
@@ -57,6 +60,19 @@ class Training:
             return UNKNOWN_VALUE
         return AbstractArray(None, None, "torch", self.origin(node),
                              alias=Alias(storage, "view", deps=frozenset({storage.id})))
+
+    def init_fill(self, node: cst.Call, name: str, args: list, arg_nodes: list) -> Value:
+        """``nn.init.normal_(w)`` writes w in place under no_grad: a leaf may be filled, a
+        tensor saved for backward may not; ``nn.init.zeros_(emb.weight[ids])`` fills a copy
+        that is dropped at once."""
+        label = f"nn.init.{name}()"
+        self.check_write_to_copy(arg_nodes[0], node, label)
+        self.no_grad += 1
+        try:
+            self.write(args[0] if args else None, node, arg_nodes[0], label)
+        finally:
+            self.no_grad -= 1
+        return args[0] if args else UNKNOWN_VALUE
 
     def optimizer(self, args: list, kwargs: dict) -> Value:
         """``torch.optim.Adam(model.parameters(), lr=...)``: it will write those parameters."""

@@ -120,14 +120,16 @@ OVERLAPPING_INPLACE = RuleSpec(
     severity=Severity.ERROR,
     summary="An in-place torch op whose input is a different, overlapping view of the memory it "
             "writes: a[1:] = a[:-1], m += m.T, x.add_(x.t()), x.sub_(x[0]), "
-            "a[:, 1:] = a[:, :-1].",
+            "a[:, 1:] = a[:, :-1], x -= x[:, :1].",
     why="The op would read elements it has already overwritten, so the result would depend on "
         "the order of the loop. When both views are dense torch refuses (\"unsupported "
         "operation: some elements of the input tensor and the written-to tensor refer to a "
         "single memory location\"); when they are not (a[:, 1:] = a[:, :-1]) it does not check, "
-        "walks memory in order and silently reads what it has just written. NumPy detects the "
+        "walks memory in order and silently reads what it has just written (x -= x[:, :1] "
+        "subtracts the zeroed first column from the rest of its row). NumPy detects the "
         "overlap and copies the input first, so NumPy code is not reported. The very same view "
-        "(x += x) is fine.",
+        "(x += x) is fine, and so is a setitem of a broadcast value (x[:] = x[0]), which torch "
+        "copies through expand without reading anything it wrote first.",
     bad=(Example("import torch\n"
                  "a = torch.arange(5.0)\n"
                  "a[1:] = a[:-1]  # error: SC303\n", library="torch"),
@@ -141,6 +143,11 @@ OVERLAPPING_INPLACE = RuleSpec(
                  "a = torch.arange(200.0).reshape(2, 100)\n"
                  "a[:, 1:] = a[:, :-1]  # error: SC303\n"
                  "assert a[0, 1:].tolist() != torch.arange(99.0).tolist()  # not shifted\n",
+                 library="torch"),
+         Example("import torch\n"
+                 "x = torch.arange(1.0, 13.0).reshape(4, 3)\n"
+                 "x -= x[:, :1]  # error: SC303\n"
+                 "assert x[0].tolist() == [0.0, 2.0, 3.0]  # the fixed twin gives [0.0, 1.0, 2.0]\n",
                  library="torch")),
     good=(Example("import torch\n"
                   "a = torch.arange(5.0)\n"
@@ -152,8 +159,12 @@ OVERLAPPING_INPLACE = RuleSpec(
                   "b[1:] = b[:-1]\n"
                   "c = torch.arange(200.0).reshape(2, 100)\n"
                   "c[:, :-1] = c[:, 1:]\n"
+                  "x = torch.arange(1.0, 13.0).reshape(4, 3)\n"
+                  "x -= x[:, :1].clone()\n"
+                  "x[:] = x[0]\n"
                   "assert a.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0] and b.tolist() == [0.0, 0.0]\n"
-                  "assert c[0, :-1].tolist() == torch.arange(1.0, 100.0).tolist()\n",
+                  "assert c[0, :-1].tolist() == torch.arange(1.0, 100.0).tolist()\n"
+                  "assert x[3].tolist() == [0.0, 1.0, 2.0]\n",
                   library="torch"),
           Example("import numpy as np\n"
                   "a = np.arange(5.0)\n"
@@ -169,8 +180,9 @@ STALE_ALIAS = RuleSpec(
     name="stale-alias",
     severity=Severity.WARNING,
     summary="A name bound to an alias or view of an array as if it were a copy (old = x, "
-            "prev = w[:], np.asarray(x), x.detach(), t.numpy(), copy.copy(t), "
-            "best = model.state_dict(), g = p.grad); the array is then changed in place (by a "
+            "prev = w[:], np.asarray(x), np.array(x, copy=False), x.detach(), t.numpy(), "
+            "copy.copy(t), rows = list(t), a, b = t.unbind(), best = model.state_dict() (with "
+            "keep_vars too), g = p.grad); the array is then changed in place (by a "
             "write, optimizer.step(), model.load_state_dict(), zero_grad(set_to_none=False), "
             "clip_grad_norm_, np.copyto, np.fill_diagonal...) and the alias is read afterwards, "
             "seeing the new values.",
@@ -191,12 +203,23 @@ STALE_ALIAS = RuleSpec(
                  "w = np.zeros(3)\n"
                  "prev = w[:]  # error: SC304\n"
                  "w += 1\n"
-                 "assert (prev == w).all()  # the snapshot moved with w\n"),
+                 "step = w - prev\n"
+                 "assert (step == 0).all()  # the snapshot moved with w\n"),
          Example("import torch\n"
                  "w = torch.ones(3)\n"
                  "prev = w.detach()  # error: SC304\n"
                  "w.mul_(2)\n"
-                 "assert torch.equal(prev, w)\n", library="torch")),
+                 "unchanged = torch.equal(prev, w)\n"
+                 "assert unchanged\n", library="torch"),
+         Example("import torch\n"
+                 "model = torch.nn.Linear(3, 1).to('cpu')\n"
+                 "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                 "best = model.state_dict()  # error: SC304\n"
+                 "model(torch.ones(2, 3)).sum().backward()\n"
+                 "opt.step()\n"
+                 "model.load_state_dict(best)\n"
+                 "assert torch.equal(best['weight'], model.weight)  # the 'best' are the last\n",
+                 library="torch")),
     good=(Example("import numpy as np\n"
                   "x = np.ones(4)\n"
                   "for step in range(10):\n"
@@ -209,7 +232,16 @@ STALE_ALIAS = RuleSpec(
                   "v = x[0:2]\n"
                   "v[:] = 0\n"
                   "total = x.sum()\n"
-                  "assert (y_old == 1).all() and change > 0 and x[0] == 0\n"),),
+                  "assert (y_old == 1).all() and change > 0 and x[0] == 0\n"),
+          Example("import copy\n"
+                  "import torch\n"
+                  "model = torch.nn.Linear(3, 1).to('cpu')\n"
+                  "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                  "best = copy.deepcopy(model.state_dict())\n"
+                  "model(torch.ones(2, 3)).sum().backward()\n"
+                  "opt.step()\n"
+                  "model.load_state_dict(best)\n"
+                  "assert torch.equal(best['weight'], model.weight)\n", library="torch")),
     fix="Take a real copy: x_old = x.copy() (NumPy) or x_old = x.clone() (torch).",
 )
 
@@ -223,8 +255,10 @@ ARGUMENT_MUTATION = RuleSpec(
     why="NumPy arrays and tensors are passed by reference: v /= v.sum() inside a function "
         "rescales the caller's array too, and so does a loss module whose forward edits its "
         "input (self.criterion(pred, target)), or a loop over the rows of the array. Functions "
-        "named or documented as in-place (fill_*, update*, trailing underscore, an out= style "
-        "parameter, a docstring saying so) and attributes the caller owns are not reported.",
+        "named or documented as in-place (fill_*, update*, apply*, trailing underscore, an out= "
+        "style parameter, running statistics, a docstring saying so) and attributes the "
+        "caller's object owns are not reported. When the array is one the reading function "
+        "made itself, the finding is at the call in that function, once.",
     bad=(Example("import numpy as np\n"
                  "\n"
                  "def normalize(v):\n"
@@ -252,11 +286,27 @@ ARGUMENT_MUTATION = RuleSpec(
                   "def fill_ones(out):\n"
                   "    out[:] = 1\n"
                   "\n"
+                  "def decay(v, rate):\n"
+                  "    \"\"\"Decay v in place; returns its new norm.\"\"\"\n"
+                  "    v *= rate\n"
+                  "    return v.sum()\n"
+                  "\n"
+                  "class Tracker:\n"
+                  "    def __init__(self):\n"
+                  "        self.scores = np.ones(2)\n"
+                  "\n"
+                  "    def step(self):\n"
+                  "        norm = decay(self.scores, 0.5)\n"
+                  "        return self.scores.max() / norm\n"
+                  "\n"
                   "counts = np.array([1.0, 3.0])\n"
                   "probs = normalize(counts)\n"
                   "buf = np.zeros(2)\n"
                   "fill_ones(buf)\n"
-                  "assert counts[0] == 1.0 and buf[0] == 1.0\n"),),
+                  "weights = np.ones(2)\n"
+                  "norm = decay(weights, 0.5)\n"
+                  "assert counts[0] == 1.0 and buf[0] == 1.0 and weights.sum() == norm\n"
+                  "assert Tracker().step() == 0.5\n"),),
     fix="Work on a copy inside the function (v = v / v.sum()), or pass a copy at the call.",
 )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -10,8 +9,9 @@ from pathlib import Path
 from ... import __version__
 from ...analysis.findings import Finding
 from ...analysis.rules import all_rules
+from ..fingerprint import fingerprints
 from ..runner import LintReport
-from .message import full_text, message_of
+from .message import message_of
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -44,7 +44,7 @@ def _rule_descriptor(spec) -> dict:
     }
 
 
-def _result(finding: Finding, rule_index: dict[str, int], suppressed: bool) -> dict:
+def _result(finding: Finding, rule_index: dict[str, int], suppressed: bool, fingerprint: str) -> dict:
     uri, base = _uri(finding.path)
     span = finding.span
     region = {"startLine": span.line, "startColumn": span.column,
@@ -52,14 +52,14 @@ def _result(finding: Finding, rule_index: dict[str, int], suppressed: bool) -> d
     message = message_of(finding)
     shown = "\n".join((message.headline, *message.details))
     text = shown if finding.cell is None else f"cell {finding.cell}: {shown}"
-    stable = f"{finding.path}\0{finding.cell}\0{finding.code}\0{full_text(finding)}"
     result = {
         "ruleId": finding.code,
         "ruleIndex": rule_index[finding.code],
         "level": _LEVEL[finding.severity.value],
         "message": {"text": text},
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri, **base}, "region": region}}],
-        "partialFingerprints": {"shapecheckFinding/v1": hashlib.sha256(stable.encode()).hexdigest()[:32]},
+        # The fingerprint --baseline files use (lint/fingerprint.py): it survives code moving up or down.
+        "partialFingerprints": {"shapecheckFinding/v2": fingerprint},
     }
     if finding.cell is not None:
         result["properties"] = {"cell": finding.cell}
@@ -80,9 +80,11 @@ def sarif_log(report: LintReport, *, show_suppressed: bool = False) -> dict:
         else:
             descriptors.append(_rule_descriptor(spec))
     rule_index = {d["id"]: i for i, d in enumerate(descriptors)}
-    results = [_result(f, rule_index, False) for f in report.findings]
+    shown = fingerprints(report.findings, report.sources)
+    results = [_result(f, rule_index, False, shown[id(f)].digest) for f in report.findings]
     if show_suppressed:
-        results += [_result(f, rule_index, True) for f in report.suppressed]
+        silenced = fingerprints(report.suppressed, report.sources)
+        results += [_result(f, rule_index, True, silenced[id(f)].digest) for f in report.suppressed]
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",

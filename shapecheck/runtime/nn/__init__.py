@@ -26,8 +26,19 @@ from . import (  # noqa: F401  (they register themselves)
            resample,
            rnn,
 )
-from .base import FUNCTIONAL, LAYERS, Layer, build, functional, keeps_shape
+from .base import (
+    CONTAINERS,
+    FUNCTIONAL,
+    LAYERS,
+    RETURNS_SELF,
+    Layer,
+    build,
+    functional,
+    functional_keeps_shape,
+    is_layer_subclass,
+    keeps_shape,
+)
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
-__all__ = ["FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "Layer", "build", "functional", "keeps_shape",
-           "loss"]
+__all__ = ["CONTAINERS", "FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
+           "functional", "functional_keeps_shape", "is_layer_subclass", "keeps_shape", "loss"]

@@ -68,11 +68,53 @@ class LayerSpec:
 
 LAYERS: dict[str, LayerSpec] = {}
 FUNCTIONAL: dict[str, Callable[..., Result]] = {}
+FUNCTIONAL_KEEPS_SHAPE: set[str] = set()
+"""F.<name> whose result has its first input's shape whenever the call succeeds (the norms):
+an analyzer may keep what it knows of that input when other arguments are unknown."""
+
+RETURNS_SELF = frozenset({"to", "cuda", "cpu", "xpu", "float", "double", "half", "bfloat16",
+                          "type", "train", "eval", "apply", "share_memory", "to_empty"})
+"""nn.Module methods that move, cast or switch the module in place and return it (torch's
+docs: "Returns: self"), so ``model = Net().to(device)`` is still the model. requires_grad_ also
+returns it, but with parameters that no longer require grad: not listed."""
 
 
 def register(names, signature, construct, forward, *, keeps_shape: bool = False) -> None:
     for name in ([names] if isinstance(names, str) else names):
         LAYERS[name] = LayerSpec(tuple(signature), construct, forward, keeps_shape)
+
+
+SUBCLASS_OF: dict[str, tuple[str, ...]] = {
+    **{f"Lazy{base}": (base,) for base in ("Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                                           "ConvTranspose2d", "ConvTranspose3d")},
+    "ReLU6": ("Hardtanh",),
+    "UpsamplingBilinear2d": ("Upsample",), "UpsamplingNearest2d": ("Upsample",),
+    "ZeroPad1d": ("ConstantPad1d",), "ZeroPad2d": ("ConstantPad2d",), "ZeroPad3d": ("ConstantPad3d",),
+}
+"""The registered classes torch derives a registered class from (LazyLinear is a Linear)."""
+
+
+CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+
+KNOWN_CLASSES: set[str] = set(CONTAINERS)
+"""torch.nn classes the rules know besides the registered layers: the containers, and the
+losses (loss.py adds them)."""
+
+
+def is_layer_subclass(kind: str, base: str) -> bool | None:
+    """``issubclass(nn.<kind>, nn.<base>)`` among the classes the rules know (layers, losses,
+    containers) and nn.Module; None when either is another class (a private base such as
+    _ConvNd), whose place in torch's hierarchy is not read."""
+    if base == "Module":
+        return True
+    if not all(name in LAYERS or name in KNOWN_CLASSES for name in (kind, base)):
+        return None
+    return kind == base or base in SUBCLASS_OF.get(kind, ())
+
+
+def functional_keeps_shape(name: str) -> bool:
+    """``F.<name>`` answers its first input's shape (see FUNCTIONAL_KEEPS_SHAPE)."""
+    return name in FUNCTIONAL_KEEPS_SHAPE
 
 
 def keeps_shape(kind: str) -> bool:
@@ -254,6 +296,7 @@ __all__ = [
     "FUNCTIONAL",
     "LAYERS",
     "NOT_GIVEN",
+    "RETURNS_SELF",
     "Layer",
     "LayerSpec",
     "NotModelled",

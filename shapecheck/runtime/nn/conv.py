@@ -177,7 +177,13 @@ def _conv_args(n: int, transposed: bool):
     name = f"ConvTranspose{n}d" if transposed else f"Conv{n}d"
 
     def construct(args: dict) -> dict:
-        text_arg(args["padding_mode"])
+        # Every padding mode pads by the same amounts: one nobody knows (a keyword from a
+        # factory's **kwargs) leaves the output shape as it is, and only its own refusals unknown.
+        mode_known = args["padding_mode"] is not UNKNOWN
+        if mode_known:
+            text_arg(args["padding_mode"])
+        elif transposed:
+            raise NotModelled("a transposed convolution of an unknown padding mode")
         if transposed and args["padding_mode"] != "zeros":
             raise argument_error(f'Only "zeros" padding mode is supported for {name}')
         kernel = ntuple(args["kernel_size"], n)
@@ -204,7 +210,7 @@ def _conv_args(n: int, transposed: bool):
                                      f"{_PADDING_STRINGS}")
             if padding == "same" and any(known_int(s) not in (None, 1) for s in stride):
                 raise argument_error("padding='same' is not supported for strided convolutions")
-        if args["padding_mode"] not in _PADDING_MODES:
+        if mode_known and args["padding_mode"] not in _PADDING_MODES:
             raise argument_error(f"padding_mode must be one of {_PADDING_MODES}, but got "
                                  f"padding_mode='{args['padding_mode']}'")
         bound = dict(args, kernel_size=kernel, stride=stride, padding=padding, dilation=dilation,
@@ -226,7 +232,7 @@ def _weight(layer, transposed: bool) -> Shape:
 def _pad_first(layer, x: Shape, n: int) -> tuple[Shape, object]:
     """Modes other than zeros run F.pad and then an unpadded conv; F.pad's refusals stay unknown."""
     mode, padding = layer["padding_mode"], layer["padding"]
-    if mode == "zeros":
+    if mode == "zeros" or mode is UNKNOWN:
         return x, padding
     if len(x) not in (n + 1, n + 2):
         raise NotModelled("F.pad's refusal of the rank")

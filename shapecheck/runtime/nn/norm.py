@@ -13,6 +13,7 @@ from ..dims import Shape, eq, product
 from ..verdicts import Result, RuleWarning
 from .base import (
     FUNCTIONAL,
+    FUNCTIONAL_KEEPS_SHAPE,
     NOT_GIVEN,
     PARAMETERS,
     NotModelled,
@@ -230,13 +231,7 @@ def local_response_norm(x: Shape, size, alpha=1e-4, beta=0.75, k=1.0) -> Result:
     return Result.of(x)
 
 
-register("LocalResponseNorm", [("size", NOT_GIVEN), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)],
-         lambda a: a, lambda layer, x: local_response_norm(x, layer["size"]), keeps_shape=True)
-FUNCTIONAL["local_response_norm"] = local_response_norm
-
-
-
-# --------------------------------------------------------------------------- the functional forms
+# --------------------------------------------------------------------------- functional forms
 
 
 def _vector(shape, name: str, size, x: Shape, message: str) -> None:
@@ -331,39 +326,57 @@ def batch_norm_functional(x: Shape, running_mean=None, running_var=None, weight=
     return Result.of(x)
 
 
-def _affine(size_of, flag_name: str, bias_flag: str | None = None):
-    """weight and bias of ``size_of(layer)`` when the layer has them (``affine=True``)."""
-    def shape(layer, name: str):
-        if name not in ("weight", "bias") or not flag(layer[flag_name]):
-            return None
-        if name == "bias" and bias_flag is not None and not flag(layer[bias_flag]):
-            return None
-        return size_of(layer)
-    return shape
+def instance_norm_functional(x: Shape, running_mean=None, running_var=None, weight=None,
+                             bias=None, use_input_stats=True, momentum=0.1, eps=1e-5) -> Result:
+    """F.instance_norm keeps the input's shape; statistics or weights sized for another channel
+    count are checked against the batch times the channels, a message left unmodelled."""
+    if len(x) < 2:
+        raise NotModelled("an input of fewer than 2 dims")
+    for given, what in ((running_mean, "running_mean"), (weight, "weight")):
+        if given is not None and (len(tuple(given)) != 1 or eq(tuple(given)[0], x[1]) is not True):
+            raise NotModelled(f"{what} of another width than the channels")
+    return Result.of(x)
 
 
-def _with_running_stats(layer, name: str):
-    """weight and bias (affine), and the buffers running_mean and running_var
-    (track_running_stats): one element per feature."""
+FUNCTIONAL.update(layer_norm=layer_norm_functional, rms_norm=rms_norm_functional,
+                  group_norm=group_norm_functional, batch_norm=batch_norm_functional,
+                  instance_norm=instance_norm_functional)
+FUNCTIONAL_KEEPS_SHAPE.update({"layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm",
+                               "local_response_norm"})
+
+
+# --------------------------------------------------------------------------- parameters and buffers
+
+
+def _feature_parameters(layer, name: str) -> Shape | None:
+    """BatchNorm / InstanceNorm: weight and bias (num_features,) when affine; the running
+    statistics (num_features,) when they are tracked."""
+    if name in ("weight", "bias"):
+        return (layer["num_features"],) if flag(layer["affine"]) else None
     if name in ("running_mean", "running_var"):
         return (layer["num_features"],) if flag(layer["track_running_stats"]) else None
-    return _affine(lambda lay: (lay["num_features"],), "affine")(layer, name)
+    return None
+
+
+def _normalized_parameters(layer, name: str) -> Shape | None:
+    """LayerNorm / RMSNorm: weight (and LayerNorm's bias) of normalized_shape, when affine."""
+    if name == "weight" or name == "bias" and layer.kind == "LayerNorm" and flag(layer["bias"]):
+        return tuple(layer["normalized_shape"]) if flag(layer["elementwise_affine"]) else None
+    return None
 
 
 for _kind in ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
               "InstanceNorm3d"):
-    PARAMETERS[_kind] = _with_running_stats
-PARAMETERS["GroupNorm"] = _affine(lambda layer: (layer["num_channels"],), "affine")
-PARAMETERS["LayerNorm"] = _affine(lambda layer: tuple(layer["normalized_shape"]),
-                                  "elementwise_affine", "bias")
-PARAMETERS["RMSNorm"] = lambda layer, name: tuple(layer["normalized_shape"]) if name == "weight" \
-    and flag(layer["elementwise_affine"]) else None
+    PARAMETERS[_kind] = _feature_parameters
+PARAMETERS["LayerNorm"] = PARAMETERS["RMSNorm"] = _normalized_parameters
+PARAMETERS["GroupNorm"] = lambda layer, name: (
+    (layer["num_channels"],) if name in ("weight", "bias") and flag(layer["affine"]) else None)
 
-FUNCTIONAL["layer_norm"] = layer_norm_functional
-FUNCTIONAL["rms_norm"] = rms_norm_functional
-FUNCTIONAL["group_norm"] = group_norm_functional
-FUNCTIONAL["batch_norm"] = batch_norm_functional
+
+register("LocalResponseNorm", [("size", NOT_GIVEN), ("alpha", 1e-4), ("beta", 0.75), ("k", 1.0)],
+         lambda a: a, lambda layer, x: local_response_norm(x, layer["size"]), keeps_shape=True)
+FUNCTIONAL["local_response_norm"] = local_response_norm
 
 __all__ = ["batch_norm", "batch_norm_functional", "group_norm", "group_norm_functional",
-           "layer_norm", "layer_norm_functional", "local_response_norm", "rms_norm",
-           "rms_norm_functional"]
+           "instance_norm_functional", "layer_norm", "layer_norm_functional", "local_response_norm",
+           "rms_norm", "rms_norm_functional"]

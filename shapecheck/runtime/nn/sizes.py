@@ -19,7 +19,6 @@ from typing import Any
 
 from ..dims import Sym
 from .base import LAYERS, Layer
-from .loss import LOSSES
 
 
 @dataclass(frozen=True)
@@ -114,28 +113,6 @@ def stored_size(kind: str, name: str) -> bool:
         and name not in _NOT_STORED.get(kind, ()) and any(n == name for n, _ in spec.signature)
 
 
-CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
-
-
-# Public classes the rules know that derive from another one they know.
-_DERIVED = {"ReLU6": "Hardtanh", "ZeroPad1d": "ConstantPad1d", "ZeroPad2d": "ConstantPad2d",
-            "ZeroPad3d": "ConstantPad3d", "UpsamplingNearest2d": "Upsample",
-            "UpsamplingBilinear2d": "Upsample"}
-
-
-def is_layer_subclass(kind: str, of: str) -> bool | None:
-    """``issubclass(nn.<kind>, nn.<of>)`` for the classes the rules know (layers, losses and
-    containers); None when ``of`` is another class (a private base such as _ConvNd). Each is
-    its own class but for nn.Module, a lazy layer's eager twin (LazyLinear is a Linear) and
-    the few listed in _DERIVED (ReLU6 is a Hardtanh)."""
-    known = set(LAYERS) | set(LOSSES) | CONTAINERS
-    if of == "Module":
-        return True
-    if of not in known or kind not in known:
-        return None
-    return of in (kind, _DERIVED.get(kind)) or kind == f"Lazy{of}"
-
-
 def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[str, Any]]:
     """``nn.<kind>(*args, **kwargs)``'s arguments by parameter name, as far as they bind."""
     spec = LAYERS.get(kind)
@@ -145,5 +122,5 @@ def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[s
     return list(zip(names, args)) + list(kwargs.items())
 
 
-__all__ = ["BATCHED_INPUT", "CONTAINERS", "SIZE_ARGUMENTS", "STORED_SHAPES", "BatchedInput", "batched_input",
-           "bound_arguments", "is_layer_subclass", "stored_as_given", "stored_size", "trailing_features"]
+__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "STORED_SHAPES", "BatchedInput", "batched_input",
+           "bound_arguments", "stored_as_given", "stored_size", "trailing_features"]

@@ -22,3 +22,7 @@ TORCH_VIEW_STRIDE = (
     "view size is not compatible with input tensor's size and stride (at least one dimension "
     "spans across two contiguous subspaces). Use .reshape(...) instead.")
 """torch's refusal to ``.view`` a layout it cannot regroup without copying."""
+
+NUMPY_SHAPE_IN_PLACE = ("Incompatible shape for in-place modification. Use `.reshape()` to make "
+                        "a copy with the desired shape.")
+"""NumPy's refusal of ``a.shape = s`` where the new shape needs a copy."""

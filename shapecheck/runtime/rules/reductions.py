@@ -141,4 +141,21 @@ def _reduce_torch(shape: Shape, axis, keepdims: bool, op: str) -> Result:
     return Result.of(out)
 
 
-__all__ = ["REDUCE_OPS", "reduce"]
+# The keyword that keeps the reduced axes, for the reductions that take it and give one array:
+# torch's max, min, median and mode with a dim give (values, indices), count_nonzero has no
+# keepdim, and NumPy has no logsumexp of its own.
+_NUMPY_KEEPDIMS = REDUCE_OPS - {"logsumexp"}
+_TORCH_KEEPDIM = frozenset({"sum", "prod", "mean", "std", "var", "amax", "amin", "argmax", "argmin",
+                            "any", "all", "nansum", "nanmean", "logsumexp", "norm"})
+
+
+def keepdims_keyword(op: str, library: str) -> str | None:
+    """``keepdims`` (NumPy) or ``keepdim`` (torch) when ``op`` takes it and returns one array, else None."""
+    if library == "numpy":
+        return "keepdims" if op in _NUMPY_KEEPDIMS else None
+    if library == "torch":
+        return "keepdim" if op in _TORCH_KEEPDIM else None
+    return None
+
+
+__all__ = ["REDUCE_OPS", "keepdims_keyword", "reduce"]

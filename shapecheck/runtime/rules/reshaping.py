@@ -250,4 +250,24 @@ def unsqueeze(shape: Shape, dim: int, *, dialect: Dialect) -> Result:
     return Result.of(shape[:w] + (1,) + shape[w:])
 
 
-__all__ = ["reshape", "view", "flatten", "ravel", "squeeze", "unsqueeze", "expand_dims"]
+# ---------------------------------------------------------------------------
+# Resizing: any shape, the element count may change.
+# ---------------------------------------------------------------------------
+
+
+def resize(shape: Shape, new_shape: Sequence[Dim], *, dialect: Dialect, op: str = "resize") -> Result:
+    """np.resize(x, s), ndarray.resize(s) (in place) and torch's x.resize_(s): the array takes
+    shape ``s`` whatever its element count (np.resize repeats the elements, the in-place
+    ones keep the first and add zeros or uninitialized memory)."""
+    new = tuple(new_shape)
+    negative = [d for d in new if isinstance(d, int) and d < 0]
+    if negative:
+        if dialect.is_torch:  # torch's refusal depends on the other sizes (resize_(0, -1) runs)
+            raise NotImplementedError("a negative size")
+        message = ("all elements of `new_shape` must be non-negative" if op == "np.resize"
+                   else "negative dimensions not allowed")
+        raise ShapeError("argument", message, "ValueError")
+    return Result.of(new)
+
+
+__all__ = ["reshape", "view", "flatten", "ravel", "squeeze", "unsqueeze", "expand_dims", "resize"]

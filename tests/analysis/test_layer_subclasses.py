@@ -1,0 +1,424 @@
+"""Classes derived from torch.nn layers, super(), isinstance on modules, and layer factories
+that edit their keyword dicts: the forms real model libraries build their layers with. Each
+program that the analysis says fails is run on torch and fails there, at the same line."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from shapecheck.analysis.api import AnalysisSettings, analyze_source
+
+
+def findings(source: str, path: str = "t.py", settings: AnalysisSettings | None = None
+             ) -> list[tuple[int, str]]:
+    found = analyze_source(textwrap.dedent(source), path, settings or AnalysisSettings())
+    return sorted((f.line, f.code) for f in found)
+
+
+def line_of(source: str, text: str) -> int:
+    """The line of the dedented ``source`` that holds ``text`` (once)."""
+    lines = [i for i, line in enumerate(textwrap.dedent(source).splitlines(), 1) if text in line]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def raised_line(source: str) -> int | None:
+    """The line of ``source`` (a module of its own) whose run raises, None when it runs."""
+    try:
+        exec(compile(textwrap.dedent(source), "snippet.py", "exec"), {})
+    except Exception as exc:  # noqa: BLE001 - any failure of the program is the point
+        tb = exc.__traceback__
+        line = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == "snippet.py":
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        return line
+    return None
+
+
+LAYER_NORM_SUBCLASS = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class LayerNorm2d(nn.LayerNorm):
+    def __init__(self, num_channels, eps=1e-6, affine=True, **kwargs):
+        super().__init__(num_channels, eps=eps, elementwise_affine=affine, **kwargs)
+
+    def forward(self, x):
+        x = x.permute(0, 2, 3, 1)
+        x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return x.permute(0, 3, 1, 2)
+
+
+class PlainNorm(nn.LayerNorm):
+    pass
+
+
+class Stem(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 3, padding=1)
+        self.norm = LayerNorm2d(NORM_WIDTH)
+        self.head_norm = PlainNorm(HEAD_WIDTH)
+
+    def forward(self, x):
+        x = self.norm(self.conv(x))
+        return self.head_norm(x.mean((2, 3)))
+
+
+Stem(8)(torch.randn(2, 3, 16, 16))
+"""
+
+
+def test_a_layer_norm_subclass_with_its_own_forward_checks_its_width():
+    pytest.importorskip("torch")
+    good = LAYER_NORM_SUBCLASS.replace("NORM_WIDTH", "c").replace("HEAD_WIDTH", "c")
+    assert findings(good) == []
+    assert raised_line(good) is None
+    bad = LAYER_NORM_SUBCLASS.replace("NORM_WIDTH", "2 * c").replace("HEAD_WIDTH", "c")
+    # torch refuses the conv's output in the subclass's forward: normalized for 2 * c channels.
+    norm_line = line_of(bad, "x = F.layer_norm(")
+    assert raised_line(bad) == norm_line
+    assert "SC113" in {code for _, code in findings(bad)}
+
+
+def test_a_layer_subclass_without_forward_is_the_layer_it_derives_from():
+    pytest.importorskip("torch")
+    bad = LAYER_NORM_SUBCLASS.replace("NORM_WIDTH", "c").replace("HEAD_WIDTH", "c + 1")
+    assert [code for _, code in findings(bad)] == ["SC113"]
+    assert raised_line(bad) == line_of(bad, "return self.head_norm(")
+
+
+SUPER_FORWARD = """
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.fc = nn.Linear(c, 2 * c)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Child(Base):
+    def __init__(self, c):
+        super().__init__(c)
+        self.out = nn.Linear(OUT_IN, c)
+
+    def forward(self, x):
+        h = super().forward(x)
+        return self.out(h)
+
+
+Child(4)(torch.randn(3, 4))
+"""
+
+
+def test_super_forward_runs_the_base_class_forward():
+    pytest.importorskip("torch")
+    assert findings(SUPER_FORWARD.replace("OUT_IN", "2 * c")) == []
+    bad = SUPER_FORWARD.replace("OUT_IN", "3 * c")
+    # Reported at the call that builds and runs the module (the finding names forward's line).
+    assert findings(bad) == [(line_of(bad, "Child(4)("), "SC106")]
+    assert raised_line(bad) == line_of(bad, "return self.out(h)")
+
+
+MERGE = """
+import torch
+from torch import nn
+
+
+def merge(module):
+    weight = module.weight.data
+    if isinstance(module, nn.Linear):
+        return weight @ weight.T
+    elif isinstance(module, nn.Conv2d):
+        assert weight.shape[2] == 1 and weight.shape[3] == 1
+        return weight.reshape(weight.shape[0], weight.shape[1])
+    return weight
+
+
+merge(nn.Linear(4, 4))
+merge(nn.Conv2d(4, 4, 1))
+merge(nn.LazyLinear(4))
+"""
+
+
+def test_isinstance_of_a_layer_decides_the_branch():
+    pytest.importorskip("torch")
+    # The Conv2d branch indexes dims a Linear's weight lacks: it never runs for the Linear.
+    assert findings(MERGE) == []
+    assert raised_line(MERGE) is None
+
+
+def test_a_bug_in_the_branch_isinstance_takes_is_found():
+    pytest.importorskip("torch")
+    bad = MERGE.replace("weight @ weight.T", "weight @ weight[:2]")
+    # Reported at the call whose module takes the branch; torch raises in it.
+    assert findings(bad) == [(line_of(bad, "merge(nn.Linear(4, 4))"), "SC106")]
+    assert raised_line(bad) == line_of(bad, "weight @ weight[:2]")
+
+
+FACTORY = """
+import torch
+from torch import nn
+
+
+def get_padding(kernel_size, stride=1, dilation=1, **_):
+    return ((stride - 1) + dilation * (kernel_size - 1)) // 2
+
+
+def create_conv2d(in_chs, out_chs, kernel_size, **kwargs):
+    depthwise = kwargs.pop("depthwise", False)
+    groups = in_chs if depthwise else kwargs.pop("groups", 1)
+    padding = kwargs.pop("padding", "")
+    kwargs.setdefault("bias", False)
+    if "padding" not in kwargs:
+        padding = get_padding(kernel_size, **kwargs)
+    return nn.Conv2d(in_chs, out_chs, kernel_size, padding=padding, groups=groups, **kwargs)
+
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dw = create_conv2d(c, c, 7, depthwise=True, stride=2)
+        self.pw = nn.Linear(PW_IN, c)
+
+    def forward(self, x):
+        x = self.dw(x)
+        return self.pw(x.flatten(1))
+
+
+Block(4)(torch.randn(2, 4, 8, 8))
+"""
+
+
+def test_a_factory_that_pops_its_keywords_builds_the_layer_the_caller_asked_for():
+    pytest.importorskip("torch")
+    # depthwise=True and stride=2 reach the conv: 8x8 becomes 4x4 with 4 channels.
+    assert findings(FACTORY.replace("PW_IN", "c * 4 * 4")) == []
+    assert raised_line(FACTORY.replace("PW_IN", "c * 4 * 4")) is None
+    bad = FACTORY.replace("PW_IN", "c * 8 * 8")
+    # The flattened width depends on the input's size: reported at the call that gives it.
+    assert findings(bad) == [(line_of(bad, "Block(4)("), "SC106")]
+    assert raised_line(bad) == line_of(bad, "return self.pw(")
+
+
+def test_splatting_a_dict_into_a_call_leaves_the_dict_as_it_was():
+    source = """
+    import torch
+
+    def size(n, **_):
+        return n
+
+    opts = {"device": None}
+    n = size(3, **opts)
+    x = torch.zeros(2, **opts) + torch.zeros(3, **opts)
+    """
+    assert findings(source) == [(line_of(source, "x = torch.zeros(2"), "SC101")]
+
+
+def test_from_a_package_import_a_name_its_init_rebinds_gives_the_function(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .make import make\n")
+    (package / "make.py").write_text(textwrap.dedent("""
+        from torch import nn
+
+
+        def make(c):
+            return nn.Linear(c, 2 * c)
+    """))
+    user = tmp_path / "model.py"
+    user.write_text(textwrap.dedent("""
+        import torch
+        from pkg import make
+
+        layer = make(4)
+        y = layer(torch.randn(3, 5))
+    """))
+    found = analyze_source(user.read_text(), str(user), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in found] == [(line_of(user.read_text(), "y = layer("), "SC106")]
+
+
+PADDING_FACTORY = """
+from torch import nn
+
+
+def get_padding(kernel_size, stride=1, dilation=1, **_):
+    if any([isinstance(v, (tuple, list)) for v in [kernel_size, stride, dilation]]):
+        return [get_padding(*a) for a in zip(kernel_size, stride, dilation)]
+    return ((stride - 1) + dilation * (kernel_size - 1)) // 2
+
+
+def get_padding_value(padding, kernel_size, **kwargs):
+    dynamic = False
+    if isinstance(padding, str):
+        padding = padding.lower()
+        if padding == "same":
+            padding, dynamic = 0, True
+        elif padding == "valid":
+            padding = 0
+        else:
+            padding = get_padding(kernel_size, **kwargs)
+    return padding, dynamic
+
+
+class MixedConv2d(nn.ModuleDict):
+    pass
+
+
+def create_conv2d(in_chs, out_chs, kernel_size, norm_layer=None, **kwargs):
+    if not norm_layer:
+        norm_layer = nn.BatchNorm2d
+    if isinstance(kernel_size, list):
+        return MixedConv2d()
+    padding, is_dynamic = get_padding_value(kwargs.pop("padding", ""), kernel_size, **kwargs)
+    if is_dynamic:
+        return MixedConv2d()
+    return nn.Sequential(nn.Conv2d(in_chs, out_chs, kernel_size, padding=padding, **kwargs),
+                         norm_layer(NORM_WIDTH))
+
+
+def stem(x):
+    return create_conv2d(3, 8, 5, padding="Default", stride=2)(x)
+
+
+stem(torch.randn(2, 3, 9, 9))
+"""
+
+
+def test_a_factory_that_decides_its_padding_from_strings_and_types_builds_its_layer():
+    pytest.importorskip("torch")
+    source = "import torch\n" + PADDING_FACTORY
+    assert findings(source.replace("NORM_WIDTH", "out_chs")) == []
+    assert raised_line(source.replace("NORM_WIDTH", "out_chs")) is None
+    bad = source.replace("NORM_WIDTH", "in_chs")
+    assert [code for _, code in findings(bad)] == ["SC113"]
+    assert raised_line(bad) == line_of(bad, "return create_conv2d(3, 8, 5")
+
+
+def test_a_squeeze_of_a_dim_that_may_be_one_grounds_no_error():
+    """An image specialization of a video conv squeezes its time dim, which is 1 when it is
+    used as meant: the 4-d input the conv then takes is not certain, nor is its refusal."""
+    torch = pytest.importorskip("torch")
+    source = """
+    import torch
+    from torch import nn
+
+
+    class CausalConv2d(nn.Conv2d):
+        def forward(self, x):
+            x = x.squeeze(2)
+            return super().forward(x).unsqueeze(2)
+
+
+    class Up(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.time_conv = CausalConv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            b, c, t, h, w = x.shape
+            return self.time_conv(x)
+    """
+    assert findings(source) == []
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(source), "snippet.py", "exec"), namespace)
+    up = namespace["Up"](4)
+    assert up(torch.randn(2, 4, 1, 8, 8)).shape == (2, 4, 1, 8, 8)
+    with pytest.raises(RuntimeError):
+        up(torch.randn(2, 4, 3, 8, 8))
+
+
+
+LAYER_REGISTRY = """
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads=2):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+
+    def forward(self, x):
+        return self.qkv(x)
+
+
+class DiffAttention(Attention):
+    pass
+
+
+LAYERS = {"attn": Attention, "diff": DiffAttention}
+
+
+def create_attn(attn_layer, dim, **kwargs):
+    if isinstance(attn_layer, str):
+        attn_layer = LAYERS[attn_layer]
+    if issubclass(attn_layer, DiffAttention):
+        kwargs["depth"] = 1
+    return attn_layer(dim, **kwargs)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, attn_layer=Attention):
+        super().__init__()
+        self.attn = create_attn(attn_layer, dim)
+        self.out = nn.Linear(OUT_IN, dim)
+
+    def forward(self, x):
+        return self.out(self.attn(x))
+
+
+Block(4)(torch.randn(2, 5, 4))
+"""
+
+
+def test_a_layer_class_handed_to_a_factory_is_the_class_it_builds():
+    """A class passed on as an argument (or left to its default) is what the factory calls;
+    isinstance against str and issubclass against another class of the code decide their
+    branches, so the DiffAttention-only keyword never reaches Attention."""
+    pytest.importorskip("torch")
+    assert findings(LAYER_REGISTRY.replace("OUT_IN", "3 * dim")) == []
+    assert raised_line(LAYER_REGISTRY.replace("OUT_IN", "3 * dim")) is None
+    bad = LAYER_REGISTRY.replace("OUT_IN", "2 * dim")
+    assert [code for _, code in findings(bad)] == ["SC106"]
+    assert raised_line(bad) == line_of(bad, "return self.out(self.attn(x))")
+
+
+def test_an_imported_class_keeps_its_torch_base_when_its_file_is_long(tmp_path):
+    """Only the definitions an import needs are read from another file, within a budget of
+    lines; the imports those definitions read are always kept, or a class derived from
+    nn.LayerNorm after many long ones would lose its base."""
+    package = tmp_path / "layers"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .norms import Norm0, Norm1, LayerNorm\n")
+    # Two classes of 149 lines and LayerNorm's 2 spend the whole budget of 300 lines.
+    long_classes = "".join(
+        f"\n\nclass Norm{i}(nn.Module):\n    def forward(self, x):\n" + "".join(
+            f"        x = x + {j}\n" for j in range(146)) + "        return x\n" for i in range(2))
+    (package / "norms.py").write_text("import torch.nn as nn\n" + long_classes + textwrap.dedent("""
+
+
+        class LayerNorm(nn.LayerNorm):
+            pass
+    """))
+    user = tmp_path / "model.py"
+    user.write_text(textwrap.dedent("""
+        import torch
+        from layers import LayerNorm, Norm0, Norm1
+
+        norm = LayerNorm(8)
+        y = norm(torch.randn(2, 7))
+    """))
+    found = analyze_source(user.read_text(), str(user), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in found] == [(line_of(user.read_text(), "y = norm("), "SC113")]
