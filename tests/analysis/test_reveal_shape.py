@@ -7,12 +7,12 @@ import io
 import re
 
 import pytest
+from rule_examples import marked
 
 from shapecheck import reveal_shape
 from shapecheck.analysis.api import analyze_source
 from shapecheck.analysis.coverage import CoverageRecorder
 from shapecheck.analysis.rules import all_rules
-from rule_examples import marked
 
 SPEC = all_rules()["SC004"]
 BAD = list(enumerate(SPEC.bad))
