@@ -26,9 +26,11 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return None
 
 
-MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "operator"}
+MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "operator",
+                                     "collections", "typing", "itertools"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
-argparse's option defaults and functools.partial."""
+argparse's option defaults, functools.partial, operator's functions, collections
+(OrderedDict, the abc classes), typing.cast and itertools.repeat."""
 
 
 def is_array_library(qualname: str) -> bool:

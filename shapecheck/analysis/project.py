@@ -70,7 +70,7 @@ def _remember(cache: OrderedDict, key, value):
     return value
 
 
-_outlines: OrderedDict = _LRU()  # content digest -> (text, statement line ranges, binds, reads) or None
+_outlines: OrderedDict = _LRU()  # content digest -> (text, per statement: lines, binds, reads, class bases, is an import) or None
 _statements: OrderedDict = _LRU()  # (digest, statement index) -> (libcst module of it, first line)
 _STATEMENTS_CAPACITY = 8192
 
@@ -134,8 +134,10 @@ def _outline(data: bytes, digest: str):
     for stmt in tree.body:
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
         reads = frozenset(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
+        bases = frozenset(n.id for base in stmt.bases for n in ast.walk(base)
+                          if isinstance(n, ast.Name)) if isinstance(stmt, ast.ClassDef) else frozenset()
         statements.append((first, stmt.end_lineno or stmt.lineno, frozenset(_bound_names(stmt)), reads,
-                           isinstance(stmt, (ast.Import, ast.ImportFrom))))
+                           bases, isinstance(stmt, (ast.Import, ast.ImportFrom))))
     return _remember(_outlines, digest, (text, tuple(statements)))
 
 
@@ -145,31 +147,39 @@ def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
     Bounded: what a definition reads is followed only through statements of a few lines
     (imports, constants, small helpers) and up to a budget of lines; a name left out
     is unknown, which never produces a finding. Without the bound, each import parsed
-    about the whole of the imported file, and the lint cost doubled.
+    about the whole of the imported file, and the lint cost doubled. A kept class's base
+    classes are followed whatever their size (within the budget): without its base, a
+    class has no __init__ or forward (torchvision's Conv2dNormActivation is its base's).
     """
     if names is None:
         return tuple(range(len(statements)))
     kept: set[int] = set()
     budget = MAX_IMPORTED_LINES
     wanted, limit = set(names), MAX_IMPORTED_LINES
+    bases_wanted: set[str] = set()
     while True:
         reads_of_added: set[str] = set()
-        for index, (first, last, binds, reads, is_import) in enumerate(statements):
+        added = False
+        for index, (first, last, binds, reads, bases, is_import) in enumerate(statements):
             size = last - first + 1
-            if index in kept or not binds & wanted:
+            if index in kept or not binds & (wanted | bases_wanted):
                 continue
             if is_import:
                 # An import binds names and runs nothing here: ``import torch.nn as nn`` must
                 # not lose to the budget the classes that read it have spent.
                 kept.add(index)
+                added = True
                 reads_of_added |= reads
                 continue
-            if size > limit or size > budget:
+            allowed = MAX_IMPORTED_LINES if binds & bases_wanted else limit
+            if size > allowed or size > budget:
                 continue
             kept.add(index)
+            added = True
             budget -= size
             reads_of_added |= reads
-        if not reads_of_added - wanted:
+            bases_wanted |= bases
+        if not added:
             return tuple(sorted(kept))
         wanted |= reads_of_added
         limit = MAX_DEPENDENCY_LINES

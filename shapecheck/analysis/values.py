@@ -161,7 +161,10 @@ class IntValue:
 @dataclass(frozen=True)
 class FloatValue:
     """A Python float whose value is not known (``math.sqrt(d)``, ``float(s)``, ``math.pi``):
-    a scalar in array arithmetic, never a size."""
+    a scalar in array arithmetic, never a size. ``integral`` is the int it equals when that is
+    known (``planes * 1.0`` is ``planes``): ``int()`` of it is that size."""
+
+    integral: Any = None
 
 
 @dataclass(frozen=True)
@@ -204,9 +207,12 @@ class TupleValue:
 @dataclass(frozen=True)
 class Iterable:
     """Something iterated over whose length is not known and whose items are all ``element``:
-    ``range(n)``, a comprehension, a list filled by ``append`` in a loop."""
+    ``range(n)``, a comprehension, a list filled by ``append`` in a loop. ``items`` are the
+    items in order when they are known too (``range(3)``, a comprehension over them): a loop
+    over them runs once per item."""
 
     element: Any
+    items: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -268,6 +274,8 @@ class LayerValue:
     args: tuple = ()
     kwargs: tuple = ()
     layers: tuple = ()  # Sequential's children
+    names: tuple = ()  # their names, "" for a positional child
+    repeated: Any = None  # after the children, any number of this module (``*blocks``)
 
     def kw(self, name: str, position: int | None = None, default: Any = UNKNOWN_VALUE) -> Any:
         for key, value in self.kwargs:
@@ -276,6 +284,17 @@ class LayerValue:
         if position is not None and position < len(self.args):
             return self.args[position]
         return default
+
+
+@dataclass(frozen=True)
+class PackedValue:
+    """A torch PackedSequence: its ``data`` (an array of one row per time step of every
+    sequence), the number of sequences and the number of time steps."""
+
+    data: Any
+    batch: Any
+    steps: Any
+    unsorted: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,7 +311,8 @@ class FunctionValue:
 class ClassValue:
     """A class of the analyzed code. ``bases`` are what its bases evaluated to (what
     ``super()`` reaches); ``layer_kind`` names the torch.nn layer it derives from, directly
-    or through a base of the code (``class LayerNorm2d(nn.LayerNorm)``)."""
+    or through a base of the code (``class LayerNorm2d(nn.LayerNorm)``), and ``container``
+    the torch.nn container (``class Stage(nn.Sequential)``)."""
 
     node: Any = field(repr=False)
     name: str = ""
@@ -301,6 +321,12 @@ class ClassValue:
     is_nn_module: bool = False
     bases: tuple = field(default=(), repr=False)
     layer_kind: str | None = None
+    container: str | None = None  # "Sequential", "ModuleList" or "ModuleDict" among its bases
+
+    @property
+    def sequential(self) -> bool:
+        """Derived from nn.Sequential: calling it runs its children."""
+        return self.container == "Sequential"
 
 
 @dataclass(frozen=True, eq=False)
@@ -419,9 +445,10 @@ def is_bool(value: Value) -> bool:
 
 def truth(value: Value) -> Maybe:
     """What ``bool(value)`` surely is, or None: decided for constants, ints, tuples and dicts
-    of known length, functions and classes. Lists are left alone (another method may fill
-    them), and so are instances (a config parameter declared ``cfg: Config = None``), layers
-    (an empty Sequential is false) and library names (``torch.backends.cudnn.enabled``)."""
+    of known length, functions, classes (torch.nn's too) and layers. Lists are left alone
+    (another method may fill them), and so are instances (a config parameter declared
+    ``cfg: Config = None``), containers (an empty Sequential is false) and other library
+    names (``torch.backends.cudnn.enabled``)."""
     if isinstance(value, ConstValue):
         try:
             return bool(value.value)
@@ -433,9 +460,18 @@ def truth(value: Value) -> Maybe:
         return value.truth
     if isinstance(value, TupleValue) and not value.is_list or isinstance(value, DictValue):
         return bool(value.items)
-    if isinstance(value, (FunctionValue, ClassValue)):
+    if isinstance(value, (FunctionValue, ClassValue)) or isinstance(value, ModuleRef) and \
+            is_torch_nn_class(value.qualname):
         return True
+    if isinstance(value, LayerValue) and value.kind not in ("Sequential", "ModuleList", "ModuleDict"):
+        return True  # a layer (an empty container is false)
     return None
+
+
+def is_torch_nn_class(qualname: str) -> bool:
+    """``torch.nn.Conv2d``, ``torch.nn.Module``: a class torch.nn defines (its public names
+    that start with a capital are classes), which is never None and always true."""
+    return qualname.startswith("torch.nn.") and qualname.count(".") == 2 and qualname[9:10].isupper()
 
 
 def dims_of(value: Value) -> tuple | None:
@@ -476,5 +512,5 @@ __all__ = [
     "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "Alternatives", "is_module",
-    "join_values", "join_dims", "is_bool", "truth", "dims_of", "known_int", "shape_value", "vague",
+    "join_values", "join_dims", "is_bool", "is_torch_nn_class", "truth", "dims_of", "known_int", "shape_value", "vague",
 ]

@@ -99,3 +99,25 @@ def test_reading_a_list_through_numpy_keeps_its_shape():
         bad = z + np.ones(4)
         """
     assert codes(source) == [(6, "SC101")]
+
+
+def test_a_split_into_an_unknown_number_of_pieces_indexes_a_piece_not_a_row():
+    # The width is a symbol, so chunk's piece count is unknown: pieces[0] is one piece of
+    # rank 4, which BatchNorm2d takes (read as a row it would be 3-D, a false error).
+    source = """
+        import torch
+        from torch import nn
+
+        def f(x):
+            B, C, H, W = x.shape
+            pieces = x.chunk(4, dim=1)
+            first = pieces[0]
+            for piece in pieces:
+                first = first + piece
+            return nn.BatchNorm2d(8)(first)
+        """
+    assert codes(source) == []
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(textwrap.dedent(source), namespace)  # the test's own constant snippet
+    assert namespace["f"](torch.zeros(2, 32, 3, 3)).shape == (2, 8, 3, 3)

@@ -66,3 +66,16 @@ def test_a_result_that_casts_to_its_target_is_clean_and_runs(statement):
     code = PRELUDE + statement + "\n"
     assert findings(code) == []
     run(code)
+
+
+def test_an_out_given_through_a_dict_of_known_keys_is_checked_at_the_call():
+    import numpy as np
+
+    source = ("import numpy as np\n"
+              "a = np.ones((3, 4))\n"
+              "for kw in [dict(out=np.empty((2, 4)))]:\n"
+              "    np.add(a, a, **kw)\n")
+    found = analyze_source(source, "t.py")
+    assert [(f.span.line, f.code) for f in found] == [(4, "SC203")]
+    with pytest.raises(ValueError):
+        np.add(np.ones((3, 4)), np.ones((3, 4)), out=np.empty((2, 4)))

@@ -7,12 +7,12 @@ import io
 import re
 
 import pytest
+from rule_examples import marked
 
 from shapecheck import reveal_shape
 from shapecheck.analysis.api import analyze_source
 from shapecheck.analysis.coverage import CoverageRecorder
 from shapecheck.analysis.rules import all_rules
-from rule_examples import marked
 
 SPEC = all_rules()["SC004"]
 BAD = list(enumerate(SPEC.bad))
@@ -107,11 +107,21 @@ def test_a_function_called_with_arrays_adds_each_callers_belief():
 
 def test_after_a_loop_the_belief_is_the_loops_fixed_point():
     source = ("import numpy as np\n"
+              "def grow(n: int):\n"
+              "    x = np.ones((3, 4))\n"
+              "    for _ in range(n):\n"
+              "        x = np.concatenate([x, x])\n"
+              "    reveal_shape(x)\n")
+    assert note_at(source, 6).message.startswith("x: (?, 4) float64 numpy")
+
+
+def test_after_a_loop_over_known_items_the_belief_is_each_pass_in_turn():
+    source = ("import numpy as np\n"
               "x = np.ones((3, 4))\n"
               "for _ in range(3):\n"
               "    x = np.concatenate([x, x])\n"
               "reveal_shape(x)\n")
-    assert note_at(source, 5).message.startswith("x: (?, 4) float64 numpy")
+    assert note_at(source, 5).message.startswith("x: (24, 4) float64 numpy")
 
 
 def test_unreached_code_says_so():

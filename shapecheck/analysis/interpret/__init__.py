@@ -23,9 +23,12 @@ import libcst as cst
 from ...runtime.dialects import Dialect, get_dialect
 from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
+from .attributes import Attributes
 from .builtins import Builtins
 from .calls import Calls
+from .classes import Classes
 from .constraints import Constraints
+from .containers import Containers
 from .context import Context, Step
 from .creation import Creation
 from .dicts import Dicts
@@ -37,11 +40,13 @@ from .imported import ImportSession, ProjectImports
 from .inplace import InPlace
 from .modules import Modules
 from .opcalls import OpGateway
+from .recurrent import Recurrent
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, OpGateway, Calls, Creation, Functions, Modules,
-                  Effects, Constraints, Dicts, InPlace, Builtins):
+class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls,
+                  Builtins, Containers, Creation, Functions, Modules, Classes, Recurrent, Effects,
+                  Constraints, Dicts, InPlace):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

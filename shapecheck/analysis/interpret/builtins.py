@@ -1,5 +1,6 @@
 """Python's builtins and the standard modules code computes sizes with: len, range, int,
-isinstance, any/all, zip and enumerate, constant strings' methods, math and operator."""
+isinstance, any/all, zip and enumerate, setattr/getattr, constant strings' methods, math and
+operator."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from ..values import (
     ConstValue,
     DictValue,
     FloatValue,
+    InstanceValue,
     IntValue,
     Iterable,
     TupleValue,
     Value,
-    join_values,
 )
 from .env import StrMethod
 from .names import OPERATOR_FUNCTIONS
@@ -33,12 +34,25 @@ _MATH_FLOATS = frozenset({"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p
 
 
 def math_result(name: str, args: list) -> Value:
-    """``math.sqrt(d)`` is a float and ``math.ceil(x)`` an int, whatever d and x are."""
+    """``math.sqrt(d)`` is a float and ``math.ceil(x)`` an int, whatever d and x are; of a
+    known number, ``math.ceil`` and ``math.floor`` are that int."""
+    if name in ("ceil", "floor") and len(args) == 1 and isinstance(args[0], ConstValue) and \
+            type(args[0].value) in (int, float) and abs(args[0].value) < 1e18:
+        return IntValue(math.ceil(args[0].value) if name == "ceil" else math.floor(args[0].value))
     if name in _MATH_INTS:
         return IntValue(UNKNOWN)
     if name in _MATH_FLOATS:
         return FloatValue()
     return UNKNOWN_VALUE
+
+
+def _number(value: Value) -> int | float | None:
+    """A known int or float (not a bool)."""
+    if isinstance(value, IntValue) and isinstance(value.value, int):
+        return value.value
+    if isinstance(value, ConstValue) and type(value.value) in (int, float):
+        return value.value
+    return None
 
 
 def _any_all(name: str, items: Value) -> Value:
@@ -71,6 +85,22 @@ def str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
     return ConstValue(answer)
 
 
+def _to_int(name: str, value: Value) -> Value:
+    """``int(x)`` / ``round(x)``: an int keeps its value (``round(inp * expand_ratio)`` of ints),
+    a float equal to a size is that size, a known number is converted as Python does."""
+    if isinstance(value, IntValue):
+        return value
+    if isinstance(value, FloatValue) and value.integral is not None:
+        return IntValue(value.integral)
+    known = value.value if isinstance(value, ConstValue) else None
+    if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known) \
+            and abs(known) < 1e18:
+        return IntValue(int(known) if name == "int" else round(known))
+    if name == "int" or isinstance(value, FloatValue):
+        return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
+    return UNKNOWN_VALUE  # round() of an array is an array
+
+
 class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "isinstance" and len(args) == 2:
@@ -79,15 +109,29 @@ class Builtins:
             return self.issubclass_of(*args)
         if name in ("any", "all") and len(args) == 1 and not kwargs:
             return _any_all(name, args[0])
+        if name in ("setattr", "getattr") and len(args) in (2, 3) and not kwargs and \
+                isinstance(args[0], InstanceValue) and isinstance(args[1], ConstValue) and \
+                isinstance(args[1].value, str):
+            # setattr(self, f"stage{i}", stage) / getattr(self, name): the attribute so named
+            if name == "setattr" and len(args) == 3:
+                args[0].attrs[args[1].value] = args[2]
+                return ConstValue(None)
+            if name == "getattr" and args[1].value in args[0].attrs:
+                return args[0].attrs[args[1].value]
+            return UNKNOWN_VALUE
         if name == "dict":
             return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
         if name == "len" and args:
             value = args[0]
-            if isinstance(value, TupleValue):
-                return IntValue(len(value.items))
+            items = self.items_of(value)
+            if items is not None:
+                return IntValue(len(items))
             if isinstance(value, AbstractArray) and value.shape:
                 return IntValue(value.shape[0])
             return IntValue(UNKNOWN)
+        iterated = self.iteration_builtin(name, args, kwargs)
+        if iterated is not None:
+            return iterated
         if name == "range":
             for bound in args:
                 self.mark_sized(bound)
@@ -105,13 +149,8 @@ class Builtins:
             if isinstance(value, AbstractArray):
                 return self.listed_rows(value, name == "list")
             return UNKNOWN_VALUE
-        if name == "int" and len(args) == 1 and not kwargs:
-            if isinstance(args[0], IntValue):
-                return args[0]
-            known = args[0].value if isinstance(args[0], ConstValue) else None
-            if isinstance(known, (int, float)) and not isinstance(known, bool) and math.isfinite(known):
-                return IntValue(int(known))
-            return IntValue(UNKNOWN)  # int(mlp_ratio * dim) is an int, or raises
+        if name in ("int", "round") and len(args) == 1 and not kwargs:
+            return _to_int(name, args[0])
         if name == "float" and len(args) == 1 and not kwargs:
             # float('-inf'), float(3): a conversion of a known constant, nothing runs.
             known = args[0].value if isinstance(args[0], (ConstValue, IntValue)) else None
@@ -126,24 +165,15 @@ class Builtins:
             if isinstance(x, int) and isinstance(y, int):
                 return IntValue(min(x, y) if name == "min" else max(x, y))
             return IntValue(x if eq(x, y) is True else UNKNOWN)
+        if name in ("min", "max") and len(args) >= 2 and not kwargs and all(
+                isinstance(a, (IntValue, ConstValue)) and _number(a) is not None for a in args):
+            # max(1.0, width_mult): Python's answer, which keeps the winner's type
+            numbers = [_number(a) for a in args]
+            return args[numbers.index(min(numbers) if name == "min" else max(numbers))]
         if name == "abs" and args and isinstance(args[0], AbstractArray):
             return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
         if name == "super":
             return self.super_value(args)
-        return UNKNOWN_VALUE
-
-    def element_of(self, value: Value) -> Value:
-        if isinstance(value, Iterable):
-            return value.element
-        if isinstance(value, TupleValue):
-            if not value.items:
-                return UNKNOWN_VALUE
-            out = value.items[0]
-            for item in value.items[1:]:
-                out = join_values(out, item)
-            return out
-        if isinstance(value, AbstractArray):
-            return self.row_of(value)
         return UNKNOWN_VALUE
 
     def operator_call(self, node: cst.Call, name: str, args: list, kwargs: dict,

@@ -159,8 +159,9 @@ class CallEffects:
             return value
         out = kwargs.get("out")
         if isinstance(out, AbstractArray):
-            out_node = next(a.value for a in node.args if a.keyword is not None
-                            and a.keyword.value == "out")
+            # out= written out, or in a ``**kw`` dict of known keys: then the call is where.
+            out_node = next((a.value for a in node.args if a.keyword is not None
+                             and a.keyword.value == "out"), node)
             self.write(out, node, out_node, "out= write", tuple(args))
             self.check_out_dtype(node, qualname, args, kwargs, out, out_node)
         if not isinstance(first, AbstractArray):

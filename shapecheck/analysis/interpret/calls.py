@@ -47,7 +47,9 @@ from .env import (
     ArgParserMethod,
     ArgParserValue,
     ArrayMethod,
+    ContainerInit,
     DictGet,
+    DictView,
     GeneratorMethod,
     LayerSuperMethod,
     ModuleMethod,
@@ -57,8 +59,7 @@ from .env import (
 )
 from .names import (
     CONVERSIONS,
-    LIST_MUTATORS,
-    NON_MUTATING_BUILTINS,
+    MORE_KEYWORDS,
     NOT_NDARRAY_FUNCS,
     NOT_NDARRAY_MODULES,
     SOLVES,
@@ -66,6 +67,7 @@ from .names import (
     UNMODELED_KWARGS,
 )
 from .operands import FAIL, array_arg, dtype_from, to_arg
+from .recurrent import PACKING
 
 
 def _sizes_of(sizes: TupleValue) -> tuple:
@@ -95,6 +97,15 @@ def _marked_assumed(value: Value) -> Value:
     return value
 
 
+def _any_pieces(result, out: Value) -> Value:
+    """A split whose number of pieces is unknown (``x.chunk(k, 1)`` of a symbolic width) is
+    any number of arrays like its one output: ``pieces[0]`` is one, not a row of it."""
+    if isinstance(out, AbstractArray) and result is not None and any(
+            w.kind == "piece-count-unknown" for w in result.warnings):
+        return Iterable(out)
+    return out
+
+
 class Calls:
     def expr_Call(self, node: cst.Call) -> Value:
         func = self.eval(node.func)
@@ -102,16 +113,19 @@ class Calls:
         kwargs: dict[str, Value] = {}
         arg_nodes: list[cst.CSTNode] = []
         starred = splatted = False
+        repeated = None
         # assert_array_equal(e, ...) reads e to test what a write did, as an assert does.
         saved_assert, self.in_assert = self.in_assert, self.in_assert or checks_values(node.func)
         for arg in node.args:
             value = self.eval(arg.value)
             if arg.star == "*":
-                if isinstance(value, TupleValue):
-                    args.extend(value.items)
-                    arg_nodes.extend([arg.value] * len(value.items))
+                items = self.items_of(value)
+                if items is not None:
+                    args.extend(items)
+                    arg_nodes.extend([arg.value] * len(items))
                 else:
                     starred = True
+                    repeated = value.element if isinstance(value, Iterable) else None
             elif arg.star == "**":
                 if isinstance(value, DictValue):
                     kwargs.update(value.items)  # dd = {"device": ..., "dtype": ...}: known keys
@@ -132,6 +146,12 @@ class Calls:
             made = self.made_with_unknown_keywords(node, func, args, kwargs)
             if made is not None:
                 return made
+        if starred and not splatted and repeated is not None and not kwargs and \
+                isinstance(func, ModuleRef) and canonical(func.qualname) == "torch.nn.Sequential":
+            return self.repeated_sequential(args, node.args, repeated)
+        if splatted and not starred and isinstance(func, (FunctionValue, BoundMethod, ClassValue)):
+            # f(a, b, **unknown): a and b as given, every other parameter given and unknown.
+            return self.call(node, func, args, {**kwargs, MORE_KEYWORDS: UNKNOWN_VALUE}, arg_nodes)
         if starred or splatted:
             if isinstance(func, (FunctionValue, BoundMethod)):
                 return UNKNOWN_VALUE
@@ -159,23 +179,6 @@ class Calls:
                 return replace(made, dtype=None)
         return None
 
-    def forget_mutated_lists(self, node: cst.Call, func: Value, args: list,
-                             kwargs: dict) -> None:
-        """Lists are mutable: after ``rows.append(r)`` (or handing ``rows`` to a function
-        that may fill it) the items seen at ``rows = []`` are no longer its items. An append
-        keeps what the items have in common: ``rows`` holds any number of them."""
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "append" and \
-                len(args) == 1 and not kwargs and self.append_item(node.func.value, args[0]):
-            return
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in LIST_MUTATORS:
-            self.forget_list(node.func.value)
-        if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
-                                            or func.qualname in NON_MUTATING_BUILTINS):
-            return
-        for arg in node.args:
-            if not arg.star:  # f(*rows) and f(**kwargs) hand the callee new containers
-                self.forget_list(arg.value)
-
     def register_module_state(self, node: cst.Call, args: list) -> None:
         """``self.register_buffer("bias", t)`` / ``register_parameter`` make ``self.bias`` that tensor."""
         func = node.func
@@ -186,26 +189,6 @@ class Calls:
             owner = self.eval(func.value)
         if isinstance(owner, InstanceValue) and owner.cls.is_nn_module:
             owner.attrs[args[0].value] = args[1]
-
-    def append_item(self, holder: cst.BaseExpression, item: Value) -> bool:
-        """``outs.append(y)`` on a list of arrays: outs holds any number of arrays like its
-        items and y. False when ``outs`` is no list the analysis follows."""
-        if not isinstance(holder, (cst.Name, cst.Attribute)) or not isinstance(item, AbstractArray):
-            return False
-        with self.suppressed():
-            value = self.eval(holder)
-        if isinstance(value, Iterable):
-            items = [value.element]
-        elif isinstance(value, TupleValue) and value.is_list:
-            items = list(value.items)
-        else:
-            return False
-        joined = item
-        for other in items:
-            joined = join_values(joined, other)
-        self.assign(holder, Iterable(joined) if isinstance(joined, AbstractArray) else
-                    UNKNOWN_VALUE, holder)
-        return True
 
     def op_on_any_count(self, node, library: str, name: str, args: list, kwargs: dict,
                         arg_nodes: list) -> Value:
@@ -226,17 +209,9 @@ class Calls:
         shape = tuple(a if eq(a, b) is True else UNKNOWN for a, b in zip(one.shape, two.shape))
         return self.fresh(replace(two, shape=shape), node, "result", operands=(element,))
 
-    def forget_list(self, holder: cst.BaseExpression) -> None:
-        """Rebind a name or attribute that holds a list to unknown: its contents changed."""
-        if not isinstance(holder, (cst.Name, cst.Attribute)):
-            return
-        with self.suppressed():
-            value = self.eval(holder)
-        if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
-                isinstance(value, DictValue):
-            self.assign(holder, UNKNOWN_VALUE, holder)
-
     def unknown_result(self, func: Value, args: list) -> Value:
+        if isinstance(func, ContainerInit):
+            func.instance.attrs["0"] = UNKNOWN_VALUE  # children not known: nor is its output
         if isinstance(func, ArrayMethod):
             return AbstractArray(None, None, func.array.library)
         return UNKNOWN_VALUE
@@ -286,6 +261,8 @@ class Calls:
                 forward = func.cls.members.get("__call__")
             if isinstance(forward, FunctionValue):
                 return self.call_function(forward, [func] + args, kwargs, node)
+            if func.cls.sequential and len(args) == 1 and not kwargs:
+                return self.call_sequential(node, self.children_of(func), args, arg_nodes)
             layer = func.attrs.get(LAYER_ATTR)
             if isinstance(layer, LayerValue):  # a torch layer's subclass that keeps its forward
                 return self.call_layer(node, layer, args, kwargs, arg_nodes)
@@ -311,6 +288,10 @@ class Calls:
             return self.dispatch_call(node, func.func, [*func.args, *args],
                                       {**dict(func.kwargs), **kwargs},
                                       [node] * len(func.args) + list(arg_nodes))
+        if isinstance(func, ContainerInit):
+            return self.container_init(func.instance, args, kwargs)
+        if isinstance(func, DictView) and not kwargs:
+            return self.dict_view(func, args)
         if isinstance(func, DictGet) and args and isinstance(args[0], ConstValue) and \
                 isinstance(args[0].value, str) and len(args) <= 2 and not kwargs:
             found = func.items.get(args[0].value)
@@ -339,6 +320,14 @@ class Calls:
             return self.operator_call(node, name, args, kwargs, arg_nodes)
         if library == "argparse":
             return ArgParserValue() if name == "ArgumentParser" else UNKNOWN_VALUE
+        if qualname in PACKING:
+            return self.packing(node, qualname, args, kwargs, arg_nodes)
+        if qualname == "itertools.repeat" and len(args) == 2 and not kwargs:
+            return self.repeated_items(args[0], args[1])
+        if qualname == "typing.cast" and len(args) == 2 and not kwargs:
+            return args[1]  # cast(int, v) is v
+        if qualname == "collections.OrderedDict":
+            return self.ordered_dict(args, kwargs)
         if library == "functools":
             if name == "partial" and args and args[0] is not UNKNOWN_VALUE:
                 return PartialValue(args[0], tuple(args[1:]), tuple(kwargs.items()))
@@ -362,12 +351,11 @@ class Calls:
             return AbstractArray(None, None, "torch", self.origin(node), requires_grad=True)
         if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
             kind = name[3:]
-            if kind in NN_LAYERS or kind == "Sequential":
+            container = self.container_module(kind, args, kwargs)
+            if container is not None:
+                return container
+            if kind in NN_LAYERS:
                 return self.layer_value(kind, args, kwargs)
-            if kind == "ModuleList" and len(args) == 1 and not kwargs and \
-                    isinstance(args[0], (Iterable, TupleValue)):
-                # Iterating the container yields its modules: `for block in self.blocks`.
-                return args[0]
             return UNKNOWN_VALUE
         if qualname == "numpy.random.default_rng" or qualname == "numpy.random.RandomState":
             return GeneratorValue()
@@ -463,7 +451,7 @@ class Calls:
         if shape_keeping and isinstance(out, AbstractArray) and args and args[0] is origin_array:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)
-        return self.with_reduction(out, short, origin_array, args[1:], kwargs)
+        return _any_pieces(result, self.with_reduction(out, short, origin_array, args[1:], kwargs))
 
     def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
         """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
@@ -639,7 +627,7 @@ class Calls:
                                              dialect))
         if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
-        return out
+        return _any_pieces(result, out)
 
     def library_unsure(self, array: AbstractArray) -> bool:
         """The array's library is a guess: a parameter nothing is known of (or computed only

@@ -22,13 +22,16 @@ from ..values import (
     IntValue,
     Iterable,
     LayerValue,
+    ModuleRef,
     SliceValue,
     TupleValue,
     UnknownBool,
     Value,
     is_bool,
+    is_torch_nn_class,
 )
 from .dicts import dict_contains
+from .env import PartialValue
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -89,14 +92,19 @@ def _surely_not_singleton(value: Value) -> bool:
         return isinstance(value.value, int)
     if isinstance(value, ConstValue):
         return not any(value.value is s for s in _SINGLETONS)
+    if isinstance(value, ModuleRef):
+        return is_torch_nn_class(value.qualname)  # norm_layer=nn.BatchNorm2d left to its default
     return isinstance(value, (FloatValue, TupleValue, DictValue, Iterable, LayerValue,
                               FunctionValue, ClassValue, BoundMethod, DtypeValue, GeneratorValue,
-                              SliceValue))
+                              SliceValue, PartialValue))
 
 
 def identity(left: Value, right: Value, negated: bool) -> Value:
     """``left is right`` (``is not`` when ``negated``): decided when one side is None, True or
     False and the other is a known constant or surely something else."""
+    if isinstance(left, (ClassValue, FunctionValue)) and isinstance(right, (ClassValue, FunctionValue)):
+        # ``block_type is NextConvBlock``: two classes or functions of the code
+        return ConstValue((left.node is right.node) != negated)
     decided = None
     for a, b in ((left, right), (right, left)):
         if not (isinstance(b, ConstValue) and any(b.value is s for s in _SINGLETONS)):

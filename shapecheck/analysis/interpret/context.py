@@ -119,6 +119,7 @@ class Context:
         self.refined_storages: set[int] = set()  # unknown parameters whose rank code said
         self.active: list[int] = []
         self.specializations = 0
+        self.unrolled = 0  # loop bodies walked once per item (containers.py)
         self.trace: list[Step] | None = None
         self.out_call = False
         self.out_result: Result | None = None
@@ -177,10 +178,12 @@ class Context:
         self.flow = None
         while self.deferred:
             kind, item = self.deferred.popleft()
+            self.unrolled = 0  # each function and class has the whole budget of unrolled loops
             if kind == "class":
                 self.analyze_class(item)
             elif id(item) not in self.analyzed:
                 self.function_summary(item)
+                self.default_call(item)
         return list(self.findings.values())
 
     @property

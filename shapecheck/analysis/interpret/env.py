@@ -128,6 +128,22 @@ class DictGet:
 
 
 @dataclass(frozen=True)
+class DictView:
+    """``d.items`` / ``d.values`` / ``d.keys`` of a dict of known keys, not yet called."""
+
+    items: Any  # the DictValue
+    name: str
+
+
+@dataclass(frozen=True)
+class ContainerInit:
+    """``super().__init__`` of a class derived from nn.Sequential, ModuleList or ModuleDict:
+    its arguments are the instance's first children."""
+
+    instance: Any
+
+
+@dataclass(frozen=True)
 class PartialValue:
     """``functools.partial(nn.LayerNorm, eps=1e-6)``: calling it calls ``func`` with these
     arguments first."""
@@ -183,6 +199,9 @@ class Frame:
     scope: Scope
     returns: list = field(default_factory=list)
     is_generator: bool = False
+    loops: int = 0
+    """Loops running to a fixed point around the statement being walked: a list they fill
+    holds any number of its items, not these items."""
     none_defaults: frozenset = frozenset()
     """Parameters no caller gave, left to a default of None."""
     refinements: dict = field(default_factory=dict)
@@ -202,8 +221,10 @@ def is_informative(value: Value) -> bool:
     if isinstance(value, IntValue):
         return value.value is not UNKNOWN
     if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue, ClassValue,
-                          FunctionValue, PartialValue)):
-        return True  # a class or a factory handed on (attn_layer=Attention) is what is called
+                          FunctionValue, ModuleRef, PartialValue)):
+        # A class or a factory handed on is what is called: ``_resnet(BasicBlock, ...)``
+        # builds that block, ``norm_layer=nn.BatchNorm2d`` that norm.
+        return True
     return False
 
 

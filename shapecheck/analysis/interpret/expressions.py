@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
-import numpy as np
 
 from ...runtime import dtypes as rt_dtypes
 from ...runtime.dims import (
     UNKNOWN,
-    Dim,
-    add,
     both,
     either,
     eq,
-    floordiv,
     format_shape,
     mul,
-    numel,
-    sub,
-    sym,
 )
-from ...runtime.members import TENSOR_MEMBERS
-from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
-from ...runtime.optable import RESULT_FIELDS
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
 from ...runtime.verdicts import Result, ShapeError
@@ -33,16 +23,11 @@ from ..values import (
     UNKNOWN_BOOL,
     UNKNOWN_VALUE,
     AbstractArray,
-    BoundMethod,
-    ClassValue,
     ConstValue,
     DictValue,
-    DtypeValue,
     FloatValue,
-    FunctionValue,
-    GeneratorValue,
-    InstanceValue,
     IntValue,
+    Iterable,
     KnownTruth,
     LayerValue,
     ModuleRef,
@@ -52,43 +37,32 @@ from ..values import (
     dims_of,
     is_bool,
     join_values,
-    shape_value,
     truth,
     vague,
 )
 from .conditions import compare, conjunction, identity, membership
 from .context import Step
-from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
-    LAYER_ATTR,
-    STR_METHODS,
-    ArgParserMethod,
-    ArgParserValue,
-    ArrayMethod,
-    DictGet,
-    GeneratorMethod,
-    Iterable,
-    ModuleMethod,
-    NamespaceValue,
-    OptimizerMethod,
-    OptimizerValue,
     Scope,
-    StrMethod,
-    SuperValue,
     join_refinements,
 )
-from .names import BINOPS, BUILTINS, COMPARE, DUNDER, method_kind
+from .names import BINOPS, BUILTINS, COMPARE, DUNDER
 from .operands import FAIL, dtype_of, index_arg, ndim_of, rule_index_items
+from .python_values import (
+    float_arith,
+    formatted,
+    int_arith,
+    integral_float,
+    is_number,
+    known_number,
+)
 
 
-def _module_attribute(base: ModuleRef, name: str) -> Value:
-    qual = f"{base.qualname}.{name}"
-    if qual in ("numpy.newaxis",):
-        return ConstValue(None)
-    if name in ("pi", "e", "inf", "nan", "euler_gamma", "tau") and base.qualname in (
-            "numpy", "torch", "math"):
-        return FloatValue()
-    return ModuleRef(qual)
+@dataclass(frozen=True)
+class _EachItem:
+    """A comprehension's element for each of its known items, in order."""
+
+    values: tuple
 
 
 class LooseSlice:
@@ -103,55 +77,10 @@ def _has_new_axis(items: Any) -> bool:
     return False
 
 
-def _is_number(value: Value) -> bool:
-    return isinstance(value, (IntValue, FloatValue)) or isinstance(value, ConstValue) and \
-        type(value.value) in (int, float)
-
-
-def _int_arith(op: str, a: Dim, b: Dim) -> Value:
-    if op == "add":
-        return IntValue(add(a, b))
-    if op == "sub":
-        return IntValue(sub(a, b))
-    if op == "mul":
-        return IntValue(mul(a, b))
-    if op == "floor_divide":
-        return IntValue(floordiv(a, b))
-    if isinstance(a, int) and isinstance(b, int):
-        try:
-            if op == "remainder" and b:
-                return IntValue(a % b)
-            if op == "pow" and 0 <= b <= 64:
-                return IntValue(a ** b)
-            if op == "lshift" and 0 <= b <= 64:
-                return IntValue(a << b)
-            if op == "rshift" and b >= 0:
-                return IntValue(a >> b)
-        except Exception:
-            return IntValue(UNKNOWN)
-        if op == "div":
-            return ConstValue(a / b) if b else UNKNOWN_VALUE
-    return IntValue(UNKNOWN) if op != "div" else FloatValue()  # int / int is a float
-
-
 def _op_label(op: str) -> str:
     return {"add": "'+'", "sub": "'-'", "mul": "'*'", "div": "'/'", "floor_divide": "'//'",
             "remainder": "'%'", "pow": "'**'", "matmul": "'@'", "eq": "'=='", "ne": "'!='",
             "lt": "'<'", "le": "'<='", "gt": "'>'", "ge": "'>='"}.get(op, op)
-
-
-_NDARRAY_MEMBERS = frozenset(dir(np.ndarray))
-
-
-def _names_a_config(name: str) -> bool:
-    """``config``, ``cfg``, ``args``, ``model_config``: a parameter named as a configuration
-    object, whose fields are settings. (``parameters.table`` of a test's parameter set is an
-    array, and nothing says otherwise but its name.)"""
-    lowered = name.lower()
-    return lowered in _CONFIG_NAMES or lowered.endswith(("config", "cfg", "conf"))
-
-
-_CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "settings"})
 
 
 class Expressions:
@@ -223,10 +152,23 @@ class Expressions:
         return UNKNOWN_VALUE
 
     def expr_FormattedString(self, node: cst.FormattedString) -> Value:
+        """``f"stage{i}"`` of known values is that string (a name setattr gives a layer)."""
+        pieces: list[str] | None = []
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
-                self.eval(part.expression)
-        return UNKNOWN_VALUE
+                value = self.eval(part.expression)
+                plain = part.conversion is None and part.format_spec is None
+                if isinstance(value, IntValue) and isinstance(value.value, int) and plain:
+                    value = ConstValue(value.value)
+                if pieces is not None and plain and isinstance(value, ConstValue) and \
+                        type(value.value) in (str, int, bool):
+                    pieces.append(str(value.value))
+                else:
+                    pieces = None
+            elif pieces is not None:
+                text = part.value
+                pieces = None if "\\" in text or "{" in text or "}" in text else pieces + [text]
+        return ConstValue("".join(pieces)) if pieces is not None else UNKNOWN_VALUE
 
     def expr_Ellipsis(self, node: cst.Ellipsis) -> Value:
         return ConstValue(Ellipsis)
@@ -305,29 +247,49 @@ class Expressions:
         return UNKNOWN_VALUE
 
     def comprehension(self, node, parts: list) -> Value:
-        """Evaluate a comprehension's element once with its targets bound to one item."""
+        """Evaluate a comprehension's element once with its targets bound to one item; a list
+        or generator of one ``for`` over known items, once per item (``_EachItem``)."""
         saved = self.frame.scope
         scope = Scope(saved, "function")
         self.frame.scope = scope
         try:
             clause = node.for_in
+            iterated = self.eval(clause.iter)
+            items = self.items_of(iterated)
+            if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and clause.inner_for_in is None \
+                    and not clause.ifs and items and self.may_unroll(len(items)):
+                values = []
+                for item in items:
+                    self.assign(clause.target, item, clause.iter)
+                    values.append(self.eval(parts[0]))
+                return _EachItem(tuple(values))
             while clause is not None:
-                element = self.element_of(self.eval(clause.iter))
+                element = self.element_of(iterated)
                 self.assign(clause.target, element, clause.iter)
                 for cond in clause.ifs:
                     self.eval(cond.test)
                 clause = clause.inner_for_in
+                if clause is not None:
+                    iterated = self.eval(clause.iter)
             values = [self.eval(part) for part in parts]
         finally:
             self.frame.scope = saved
         return values[0] if values else UNKNOWN_VALUE
 
     def expr_ListComp(self, node: cst.ListComp) -> Value:
+        value = self.comprehension(node, [node.elt])
+        if isinstance(value, _EachItem):
+            return TupleValue(value.values, True)  # that list, item by item
+        return Iterable(value)
+
+    def expr_GeneratorExp(self, node: cst.GeneratorExp) -> Value:
+        value = self.comprehension(node, [node.elt])
+        if isinstance(value, _EachItem):
+            return Iterable(self.element_of(TupleValue(value.values)), value.values)
+        return Iterable(value)
+
+    def expr_SetComp(self, node: cst.SetComp) -> Value:
         return Iterable(self.comprehension(node, [node.elt]))
-
-    expr_GeneratorExp = expr_ListComp
-
-    expr_SetComp = expr_ListComp
 
     def expr_DictComp(self, node: cst.DictComp) -> Value:
         self.comprehension(node, [node.key, node.value])
@@ -406,119 +368,6 @@ class Expressions:
             left, left_node = right, target.comparator
         return conjunction(parts)
 
-    def expr_Attribute(self, node: cst.Attribute) -> Value:
-        if node.attr.value in METADATA and isinstance(node.value, cst.Name):
-            # x.shape reads no element: not a read of x's values (for stale snapshots).
-            self.metadata_read = True
-            try:
-                base = self.eval(node.value)
-            finally:
-                self.metadata_read = False
-            return self.attribute(node, base, node.attr.value)
-        base = self.eval(node.value)
-        return self.attribute(node, base, node.attr.value)
-
-    def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:
-        if isinstance(base, ModuleRef):
-            return _module_attribute(base, name)
-        if isinstance(base, AbstractArray):
-            return self.array_attribute(node, base, name)
-        if isinstance(base, InstanceValue):
-            if name in base.attrs:
-                value = base.attrs[name]
-                if isinstance(value, TupleValue) and value.is_list and not value.items:
-                    # self.f_maps = [] in __init__, filled by other methods: not empty here.
-                    return UNKNOWN_VALUE
-                return value
-            if base.cls.is_nn_module and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF) and \
-                    name not in base.cls.members:
-                return ModuleMethod(base, name)
-            member = base.cls.members.get(name)
-            if isinstance(member, FunctionValue) and member.node is not None:
-                kind = method_kind(member.node)
-                return member if kind == "static" else \
-                    BoundMethod(member, base.cls if kind == "class" else base)
-            if isinstance(member, FunctionValue):
-                return BoundMethod(member, base)
-            if member is None and isinstance(base.attrs.get(LAYER_ATTR), LayerValue):
-                return self.layer_attribute(node, base.attrs[LAYER_ATTR], name)
-            return member if member is not None else UNKNOWN_VALUE
-        if isinstance(base, SuperValue):
-            return self.super_member(base, name)
-        if isinstance(base, ClassValue):
-            member = base.members.get(name, UNKNOWN_VALUE)
-            if isinstance(member, FunctionValue) and member.node is not None and \
-                    method_kind(member.node) == "class":
-                return BoundMethod(member, base)
-            return member
-        if isinstance(base, GeneratorValue):
-            return GeneratorMethod(name)
-        if isinstance(base, OptimizerValue):
-            return OptimizerMethod(base, name)
-        if isinstance(base, ArgParserValue):
-            return ArgParserMethod(base, name)
-        if isinstance(base, NamespaceValue):
-            return dict(base.fields).get(name, UNKNOWN_VALUE)
-        if isinstance(base, ConstValue) and isinstance(base.value, str) and name in STR_METHODS:
-            return StrMethod(base.value, name)
-        if isinstance(base, DictValue) and name == "get":
-            return DictGet(base)
-        if isinstance(base, LayerValue) and name in ("weight", "bias"):
-            return self.layer_parameter(node, base, name)
-        if isinstance(base, LayerValue) and (name in PARAMETER_VIEWS or name in NN_RETURNS_SELF):
-            return ModuleMethod(base, name)
-        if isinstance(base, TupleValue) and name in RESULT_FIELDS and \
-                len(base.items) == RESULT_FIELDS[name][1]:  # a named tuple: x.max(1).values
-            return base.items[RESULT_FIELDS[name][0]]
-        return UNKNOWN_VALUE
-
-    def array_attribute(self, node: cst.CSTNode, array: AbstractArray, name: str) -> Value:
-        if name == "shape":
-            return shape_value(array.shape) if array.shape is not None else UNKNOWN_VALUE
-        if name == "ndim":
-            return IntValue(len(array.shape)) if array.shape is not None and \
-                not array.assumed_rank else IntValue(UNKNOWN)
-        if name == "size" and array.library == "numpy":
-            return IntValue(numel(array.shape)) if array.shape is not None else IntValue(UNKNOWN)
-        if name == "dtype":
-            return DtypeValue(array.dtype)
-        if name in ("T", "mT"):
-            value = self.method_op(node, array, name, [], {})
-            spec = self.lookup(name, self.dialect_for(array.library))
-            if spec is None:
-                return self.as_view(value, array, "view")
-            return self.by_view_kind(node, spec, array, [], {}, value, name)
-        if name in ("H", "mH"):
-            return self.method_op(node, array, name, [], {})
-        if name in ("real", "data") and (name == "data") == (array.library == "torch"):
-            value = array.derived(array.shape, array.origin, tail=array.tail)
-            return self.detached(value, array, through_data=True) if name == "data" else \
-                self.as_view(value, array, "view")
-        if name == "grad":
-            return self.grad_of(node, array)
-        if name in ("real", "imag", "data"):
-            return array.derived(array.shape, array.origin, tail=array.tail)
-        if name in ("device", "flags", "strides", "itemsize", "nbytes", "is_cuda", "layout"):
-            return UNKNOWN_VALUE
-        setting = self.setting_of(array, name)
-        if setting is not None:
-            return setting
-        return ArrayMethod(array, name)
-
-    def setting_of(self, array: AbstractArray, name: str) -> Value | None:
-        """``config.n_embd`` of a parameter nothing is known of, where no array has ``n_embd``:
-        the parameter is a config object, and its field an int named after it (the same
-        symbol wherever a function reads it from a parameter of that name). A field that is
-        no int is only ever compared, called or printed, which an int symbol survives."""
-        alias = array.alias
-        if not (array.maybe_not_array and array.shape is None and alias.view == "base"
-                and alias.storage.param is not None and not name.startswith("_")
-                and _names_a_config(alias.storage.name)
-                and name not in _NDARRAY_MEMBERS and name not in TENSOR_MEMBERS
-                and not self.is_array_op(name)):
-            return None
-        return IntValue(sym(f"{alias.storage.name}.{name}"))
-
     def expr_Subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
         if isinstance(base, AbstractArray) and base.shape is None:
@@ -552,6 +401,10 @@ class Expressions:
             return self.track_index(node, base, items, value)
         if isinstance(base, TupleValue):
             return self.tuple_index(node, base)
+        if isinstance(base, LayerValue) and base.kind == "Sequential" and base.repeated is None:
+            return self.sequential_index(node, base)
+        if isinstance(base, Iterable) and base.items is not None:
+            return self.tuple_index(node, TupleValue(base.items))
         if isinstance(base, Iterable) and isinstance(base.element, AbstractArray) and \
                 len(node.slice) == 1:
             item = self.index_items(node)
@@ -698,14 +551,19 @@ class Expressions:
                 # it runs, so nothing after it is checked.
                 self.flow = "raise"
                 return IntValue(UNKNOWN)
-            return _int_arith(op, left.value, right.value)
-        if _is_number(left) and _is_number(right) and any(
+            return int_arith(op, left.value, right.value)
+        if is_number(left) and is_number(right) and any(
                 isinstance(v, FloatValue) or isinstance(v, ConstValue) and type(v.value) is float
                 for v in (left, right)) and \
                 op in ("add", "sub", "mul", "div", "pow", "floor_divide", "remainder"):
-            return FloatValue()  # float arithmetic gives a float: head_dim ** -0.5
+            known = float_arith(op, known_number(left), known_number(right))
+            # float arithmetic gives a float: head_dim ** -0.5; known numbers give it exactly
+            # (planes * (base_width / 64.0), a width multiplier).
+            return ConstValue(known) if known is not None else integral_float(op, left, right)
         if isinstance(left, TupleValue) and isinstance(right, TupleValue) and op == "add":
             return TupleValue(left.items + right.items, left.is_list)
+        if op == "remainder" and isinstance(left, ConstValue) and isinstance(left.value, str):
+            return formatted(left.value, right)  # "denselayer%d" % (i + 1)
         if isinstance(left, TupleValue) and isinstance(right, IntValue) and op == "mul" and \
                 isinstance(right.value, int):
             return TupleValue(left.items * right.value, left.is_list)

@@ -39,7 +39,7 @@ from .env import (
     sharing_key,
     specialization_key,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS
+from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, MORE_KEYWORDS
 
 
 def _may_fall_through(node: cst.FunctionDef) -> bool:
@@ -133,6 +133,27 @@ def _renamed(value: Value, renames: dict) -> Value:
                        tuple(substitute(d, renames) for d in value.shape),
                        tail=tuple(substitute(d, renames) for d in value.tail))
     return value
+
+
+def _holds_array(value: Value) -> bool:
+    if isinstance(value, AbstractArray):
+        return True
+    if isinstance(value, TupleValue):
+        return any(_holds_array(v) for v in value.items)
+    return not isinstance(value, (IntValue, ConstValue, ClassValue, ModuleRef, PartialValue))
+
+
+def _is_none(default) -> bool:
+    return isinstance(default, cst.Name) and default.value == "None"
+
+
+def _constant_tuple(value: Value) -> bool:
+    """A tuple or list of known ints, floats, bools, strings and classes (nested ones too): a
+    default such as ``depths=(3, 3, 9, 3)``, ``cfg=[64, "M", 128]`` or ``kinds=(Conv, Attn)``."""
+    return isinstance(value, TupleValue) and all(
+        isinstance(item, IntValue) and isinstance(item.value, int) or
+        isinstance(item, ConstValue) and isinstance(item.value, (bool, str, int, float)) or
+        isinstance(item, (ClassValue, ModuleRef)) or _constant_tuple(item) for item in value.items)
 
 
 class Functions:
@@ -231,6 +252,21 @@ class Functions:
             self.emit_at_call(node, func.name, captured)
         return result
 
+    def default_call(self, func: FunctionValue) -> None:
+        """``f()`` of a module-level function whose parameters all have defaults, some None (a
+        model builder: ``def resnet18(*, weights=None, progress=True, **kwargs)``): the body
+        once more as that call runs it, with the None defaults None (its summary takes them
+        for unknown, as a caller may give anything). What fails then fails for ``f()``."""
+        node = func.node
+        params = node.params
+        named = [*params.posonly_params, *params.params, *params.kwonly_params]
+        if func.owner is not None or not named or any(p.default is None for p in named) or \
+                not any(_is_none(p.default) for p in named) or id(func) in self.active or \
+                self.specializations >= MAX_SPECIALIZATIONS or node.asynchronous is not None:
+            return
+        self.specializations += 1
+        self.analyze_function(func, [], {}, by_call=True)
+
     def function_summary(self, func: FunctionValue, self_value: Value | None = None) -> Value:
         """The function analyzed once from its annotations and defaults; findings reported."""
         key = (id(func), "summary")
@@ -291,7 +327,7 @@ class Functions:
                 self.exec_block(node.body.body)
             else:
                 self.exec_block([node.body])
-            frame = self.frame
+            frame, ended = self.frame, self.flow  # the body's own flow: did every path return?
         finally:
             self.caller_storages.pop()
             self.pending_calls = saved_calls
@@ -302,7 +338,7 @@ class Functions:
         if frame.is_generator or node.asynchronous is not None:
             return UNKNOWN_VALUE
         returns = frame.returns if frame.returns else [ConstValue(None)]
-        if self.flow is None and frame.returns and _may_fall_through(node):
+        if ended is None and frame.returns and _may_fall_through(node):
             returns = returns + [ConstValue(None)]
         out = returns[0]
         for value in returns[1:]:
@@ -367,9 +403,15 @@ class Functions:
 
     def bind_params(self, node: cst.FunctionDef, scope: Scope, args: list, kwargs: dict,
                     func: FunctionValue, by_call: bool) -> None:
+        kwargs = dict(kwargs)
+        more = kwargs.pop(MORE_KEYWORDS, None) is not None
         self.note_param_flow(func, args, kwargs)
         params = node.params
         positional = list(params.posonly_params) + list(params.params)
+        if more:  # **extra of unknown keys: any parameter the call does not name is given
+            kwargs.update({p.name.value: UNKNOWN_VALUE for p in (*positional[len(args):],
+                                                                 *params.kwonly_params)
+                           if p.name.value not in kwargs})
         saved = self.frame.scope
         self.frame.scope = func.scope  # defaults and annotations see the defining scope
         try:
@@ -395,15 +437,18 @@ class Functions:
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func, given=value is not None, by_call=by_call)
             # **kwargs holds the keywords the call gave beyond the named parameters (none,
-            # analyzed on its own: a builder's **kwargs run the callee's defaults). *args stays
-            # unknown: each call of a wrapper like mlarr(*args) would make its array in the
-            # same storage, and one call's writes would pass for another's.
+            # analyzed on its own: a builder's **kwargs run the callee's defaults). *args holds
+            # the positional extras when no array is among them (a builder's [4, 8, 4]); with
+            # arrays it stays unknown: each call of a wrapper like mlarr(*args) would make its
+            # array in the same storage, and one call's writes would pass for another's.
             if isinstance(params.star_arg, cst.Param):
-                scope.vars[params.star_arg.name.value] = UNKNOWN_VALUE
+                extra = tuple(args[len(positional):])
+                scope.vars[params.star_arg.name.value] = TupleValue(extra) if extra and not any(
+                    _holds_array(v) for v in extra) else UNKNOWN_VALUE
             if isinstance(params.star_kwarg, cst.Param):
                 named = {p.name.value for p in (*positional, *params.kwonly_params)}
-                scope.vars[params.star_kwarg.name.value] = DictValue(tuple(
-                    (k, v) for k, v in kwargs.items() if k not in named))
+                scope.vars[params.star_kwarg.name.value] = UNKNOWN_VALUE if more else DictValue(
+                    tuple((k, v) for k, v in kwargs.items() if k not in named))
         finally:
             self.frame.scope = saved
         given = {p.name.value for p in positional[:len(args)]} | set(kwargs)
@@ -490,10 +535,12 @@ class Functions:
                     return IntValue(sym(param.name.value))
                 return default
             if isinstance(default, (ModuleRef, PartialValue, ClassValue, FunctionValue)) or \
-                    isinstance(default, ConstValue) and isinstance(default.value, (bool, str)):
+                    isinstance(default, ConstValue) and isinstance(default.value, (bool, str, float)) \
+                    or _constant_tuple(default):
                 # act_layer=nn.ReLU, norm_layer=partial(nn.LayerNorm, eps=1e-6), bias=True,
-                # mode="nearest", attn_layer=Attention (a class of the code): a caller that
-                # gives no other value runs the default, as one with no caller does.
+                # mode="nearest", attn_layer=Attention (a class of the code), width_mult=1.0,
+                # dims=(96, 192, 384, 768): a caller that gives no other value runs the
+                # default, as one with no caller does.
                 return default
         return UNKNOWN_VALUE
 

@@ -9,7 +9,7 @@ from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.nn import LOSSES, is_layer_subclass
+from ...runtime.nn import LOSSES
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
 from ...runtime.nn import functional_keeps_shape as nn_functional_keeps_shape
@@ -19,33 +19,37 @@ from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
 from ...runtime.nn.sizes import (
     SIZE_ARGUMENTS,
+    STORED_SHAPES,
     batched_input,
     bound_arguments,
+    stored_as_given,
+    stored_size,
     trailing_features,
 )
 from ...runtime.verdicts import ShapeError
-from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
     Alias,
-    BoundMethod,
     ClassValue,
     ConstValue,
-    DictValue,
     FloatValue,
     FunctionValue,
     InstanceValue,
     IntValue,
     LayerValue,
-    ModuleRef,
+    PackedValue,
     Storage,
     TupleValue,
     Value,
 )
-from .env import LAYER_ATTR, LayerSuperMethod, SuperValue
+from .env import LAYER_ATTR
+
+LAYER_BUFFERS = frozenset({"running_mean", "running_var"})
+"""Tensors a layer keeps that are no Parameters (a norm's running statistics)."""
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
+from .recurrent import RECURRENT
 
 
 def _runtime_arg(value: Value):
@@ -105,70 +109,6 @@ def _from_runtime(value) -> Value:
         return UNKNOWN_VALUE
 
 
-def layer_kind_of(value: Value) -> str | None:
-    """The torch.nn layer class ``value`` is, or a class of the code derives from."""
-    if isinstance(value, ModuleRef):
-        qualname = canonical(value.qualname)
-        kind = qualname[len("torch.nn."):]
-        return kind if qualname.startswith("torch.nn.") and kind in NN_LAYERS else None
-    if isinstance(value, ClassValue):
-        return value.layer_kind
-    return None
-
-
-_BUILTIN_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "list": list, "tuple": tuple,
-                  "dict": dict}
-
-
-def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
-    """``isinstance(kernel_size, list)`` for a value whose Python type is known: ints, floats,
-    constants, tuples and lists, dicts, and arrays (none of those types); None otherwise."""
-    if not (isinstance(classinfo, ModuleRef) and classinfo.qualname.startswith("builtins.")):
-        return None
-    kind = _BUILTIN_TYPES.get(classinfo.qualname[len("builtins."):])
-    if kind is None:
-        return None
-    if isinstance(value, ConstValue):
-        return isinstance(value.value, kind)
-    if isinstance(value, IntValue):
-        return kind is int
-    if isinstance(value, FloatValue):
-        return kind is float
-    if isinstance(value, TupleValue):
-        return kind is (list if value.is_list else tuple)
-    if isinstance(value, DictValue):
-        return kind is dict
-    if isinstance(value, AbstractArray) and not value.maybe_not_array:
-        return False
-    if isinstance(value, (ClassValue, FunctionValue, LayerValue)) or layer_kind_of(value) is not None:
-        return False  # a class, a function or a module is no int, str, list...
-    return None
-
-
-def _instance_of(cls: ClassValue, classinfo: Value, layer: str | None) -> Value:
-    """Whether an instance of ``cls`` is one of ``classinfo`` (a class of the code, or the
-    torch.nn class ``layer``), through its bases; unknown past a base nothing is known of."""
-    if cls is classinfo:
-        return ConstValue(True)
-    if layer is not None and (layer == "Module" and cls.is_nn_module or cls.layer_kind is not None
-                              and is_layer_subclass(cls.layer_kind, layer)):
-        return ConstValue(True)
-    answer: Value = ConstValue(False)
-    for base in cls.bases:
-        if isinstance(base, ClassValue):
-            found = _instance_of(base, classinfo, layer)
-        elif isinstance(base, ModuleRef) and (canonical(base.qualname) in (
-                "torch.nn.Module", "builtins.object") or layer_kind_of(base) is not None):
-            found = ConstValue(False)  # torch's classes are no class of the code, nor other layers
-        else:
-            found = UNKNOWN_VALUE
-        if isinstance(found, ConstValue) and found.value is True:
-            return found
-        if not isinstance(found, ConstValue):
-            answer = UNKNOWN_VALUE
-    return answer
-
-
 def _defined_in(func: FunctionValue, cls: ClassValue) -> bool:
     return func.owner is cls
 
@@ -185,7 +125,16 @@ def _functional_arg(value: Value):
     return FAIL
 
 
+# Functional ops whose rule takes None for a train/eval flag the code does not know:
+# name -> (keyword, position).
+_MODE_ARGUMENTS = {"batch_norm": ("training", 5)}
+
+
 class Modules:
+    def runtime_arg(self, value: Value):
+        """A constructor argument as the runtime's nn rules take it."""
+        return _runtime_arg(value)
+
     def functional(self, node, name: str, args: list, kwargs: dict, arg_nodes: list) -> Value:
         """``F.conv2d(x, w, stride=2)``, ``F.linear``, ``F.max_pool2d``...: the runtime's nn
         functional rule, with torch's own error (SC113) when the call certainly fails."""
@@ -196,6 +145,15 @@ class Modules:
         origin = self.origin(node)
         converted = [_functional_arg(v) for v in args]
         options = {k: _functional_arg(v) for k, v in kwargs.items() if k != "inplace"}
+        mode = _MODE_ARGUMENTS.get(name)
+        if mode is not None:
+            # F.batch_norm(x, ..., self.training): a module's mode is not tracked; the rule
+            # takes None for "either mode" and decides what holds in both.
+            keyword, position = mode
+            if keyword in kwargs and kwargs[keyword] is not None and options[keyword] is FAIL:
+                options[keyword] = None
+            elif len(converted) > position and converted[position] is FAIL:
+                converted[position] = None
         if name == "embedding":
             options["dtype"] = x.dtype
         if FAIL in converted or FAIL in options.values():
@@ -216,12 +174,26 @@ class Modules:
             return AbstractArray(None, None, "torch", origin)
         if result is None or len(result.outputs) != 1:
             return AbstractArray(None, None, "torch", origin) if result is None else UNKNOWN_VALUE
+        self.report_implicit_dim(node, result, f"F.{name}", x)
         dtype = "float32" if name == "embedding" else x.dtype
         return AbstractArray(result.shape, dtype, "torch", origin)
 
+    def report_implicit_dim(self, node, result, label: str, x: AbstractArray) -> None:
+        """SC114: a softmax without dim, which torch warns of (and which for a 3-D input
+        normalizes over dim 0)."""
+        for warning in result.warnings:
+            if warning.kind == "implicit-dim":
+                rank = len(x.shape) if x.shape is not None and not x.assumed_rank else None
+                chosen = "dim 0 for a 0-, 1- or 3-D input and dim 1 otherwise" if rank is None \
+                    else f"dim {0 if rank in (0, 1, 3) else 1} for this {rank}-D input"
+                self.report("SC114", node, f"{label} without dim: torch picks {chosen}; "
+                            f"torch: {warning.message}")
+
     def layer_parameter(self, node, layer: LayerValue, name: str) -> Value:
         """``emb.weight``: the layer's Parameter, a leaf that requires grad, one storage per
-        layer and name however often it is read."""
+        layer and name however often it is read; ``bn.running_mean``: a buffer, which does
+        not require grad."""
+        buffer = name in LAYER_BUFFERS
         try:
             built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
                                 {k: _runtime_arg(v) for k, v in layer.kwargs})
@@ -233,119 +205,41 @@ class Modules:
         key = (id(layer), name)
         storage = self.parameter_storages.get(key)
         if storage is None:
-            storage = Storage(hash(key), f"{self.text(node, 40)}", leaf_grad=True)
+            storage = Storage(hash(key), f"{self.text(node, 40)}", leaf_grad=not buffer)
             self.parameter_storages[key] = storage
-            self.grad_storages.add(storage.id)
+            if not buffer:
+                self.grad_storages.add(storage.id)
         return AbstractArray(tuple(shape), "float32", "torch", self.origin(node),
-                             requires_grad=True,
+                             requires_grad=not buffer,
                              alias=Alias(storage, "base", deps=frozenset({storage.id})))
 
     def layer_attribute(self, node, layer: LayerValue, name: str) -> Value:
-        """``self.fc.in_features``, ``self.normalized_shape`` in a LayerNorm's subclass: the
-        layer's parameters, and its constructor arguments as torch stores them (normalized:
-        a LayerNorm's int width is a 1-tuple, a Conv2d's kernel a pair)."""
-        if name in ("weight", "bias"):
+        """``self.fc.in_features``, ``conv.out_channels``, a norm's eps, ``self.normalized_shape``
+        in a LayerNorm's subclass: the layer's parameters and buffers, and the constructor
+        arguments torch keeps under their names, as given (or their defaults); a stored
+        shape as torch normalizes it (a LayerNorm's int width is a 1-tuple)."""
+        if name in ("weight", "bias") or name in LAYER_BUFFERS:
             return self.layer_parameter(node, layer, name)
-        try:
-            built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
-                                {k: _runtime_arg(v) for k, v in layer.kwargs})
-        except Exception:
-            built = None
-        if built is None:
+        if STORED_SHAPES.get(layer.kind) == name:
+            try:
+                built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
+                                    {k: _runtime_arg(v) for k, v in layer.kwargs})
+            except Exception:
+                built = None  # torch refuses the constructor, or it is not modelled
+            return UNKNOWN_VALUE if built is None else _from_runtime(built[name])
+        given = stored_as_given(layer.kind, name)
+        if not (given or stored_size(layer.kind, name)):
             return UNKNOWN_VALUE
-        try:
-            return _from_runtime(built[name])
-        except KeyError:
-            return UNKNOWN_VALUE
-
-    def isinstance_of(self, value: Value, classinfo: Value) -> Value:
-        """``isinstance(module, nn.Linear)`` for a layer or an instance of a class of the code,
-        whose class is known exactly: a ConstValue bool, or unknown when it cannot be told."""
-        if isinstance(classinfo, TupleValue):
-            answers = [self.isinstance_of(value, item) for item in classinfo.items]
-            if any(isinstance(a, ConstValue) and a.value is True for a in answers):
-                return ConstValue(True)
-            if all(isinstance(a, ConstValue) and a.value is False for a in answers):
-                return ConstValue(False)
-            return UNKNOWN_VALUE
-        builtin = _builtin_instance(value, classinfo)
-        if builtin is not None:
-            return ConstValue(builtin)
-        target = None
-        if isinstance(classinfo, ModuleRef):
-            qualname = canonical(classinfo.qualname)
-            name = qualname[len("torch.nn."):]
-            if qualname.startswith("torch.nn.") and (name in NN_LAYERS or name == "Module"):
-                target = name
-        if isinstance(value, LayerValue) and target is not None and value.kind in NN_LAYERS:
-            return ConstValue(is_layer_subclass(value.kind, target))
-        if isinstance(value, InstanceValue):
-            return _instance_of(value.cls, classinfo, target)
-        return UNKNOWN_VALUE
-
-    def issubclass_of(self, cls: Value, classinfo: Value) -> Value:
-        """``issubclass(attn_layer, DiffAttention)`` for a class of the code or a torch.nn layer
-        class: decided through the bases, unknown past a base nothing is known of."""
-        if isinstance(classinfo, TupleValue):
-            answers = [self.issubclass_of(cls, item) for item in classinfo.items]
-            if any(isinstance(a, ConstValue) and a.value is True for a in answers):
-                return ConstValue(True)
-            if all(isinstance(a, ConstValue) and a.value is False for a in answers):
-                return ConstValue(False)
-            return UNKNOWN_VALUE
-        layer = None
-        if isinstance(classinfo, ModuleRef):
-            qualname = canonical(classinfo.qualname)
-            name = qualname[len("torch.nn."):]
-            if qualname.startswith("torch.nn.") and (name in NN_LAYERS or name == "Module"):
-                layer = name
-        if isinstance(cls, ClassValue):
-            return _instance_of(cls, classinfo, layer)
-        kind = layer_kind_of(cls)
-        if kind is not None:
-            if layer is not None:
-                return ConstValue(is_layer_subclass(kind, layer))
-            if isinstance(classinfo, ClassValue):
-                return ConstValue(False)  # torch's class derives from no class of the code
-        return UNKNOWN_VALUE
-
-    def super_value(self, args: list) -> Value:
-        """``super()`` in a method (or ``super(Cls, self)``): the bases' members, bound to self."""
-        if len(args) == 2 and isinstance(args[0], ClassValue) and isinstance(args[1], InstanceValue):
-            return SuperValue(args[0], args[1])
-        func = self.frame.function
-        if args or func is None or not isinstance(func.owner, ClassValue):
-            return UNKNOWN_VALUE
-        params = func.node.params.params
-        instance = self.frame.scope.vars.get(params[0].name.value) if params else None
-        return SuperValue(func.owner, instance) if isinstance(instance, InstanceValue) else UNKNOWN_VALUE
-
-    def super_member(self, sup: SuperValue, name: str) -> Value:
-        """``super().name``: the first base that has it, in the order the bases are written
-        (the MRO of the single inheritance real models use)."""
-        for base in sup.cls.bases:
-            if isinstance(base, ClassValue):
-                member = base.members.get(name)
-                if isinstance(member, FunctionValue):
-                    return BoundMethod(member, sup.instance)
-                if member is not None:
-                    return member
-            kind = layer_kind_of(base)
-            if kind is not None and name in ("__init__", "forward"):
-                return LayerSuperMethod(sup.instance, kind, name)
-        return UNKNOWN_VALUE
-
-    def call_layer_super(self, node, method: LayerSuperMethod, args: list, kwargs: dict,
-                         arg_nodes: list) -> Value:
-        """``super().__init__(c, eps=eps)`` builds the layer the instance is, as ``nn.<kind>(c,
-        eps=eps)`` would; ``super().forward(x)`` runs it."""
-        if method.name == "__init__":
-            method.instance.attrs[LAYER_ATTR] = self.layer_value(method.kind, args, kwargs)
-            return ConstValue(None)
-        layer = method.instance.attrs.get(LAYER_ATTR)
-        if not isinstance(layer, LayerValue):
-            return UNKNOWN_VALUE
-        return self.call_layer(node, layer, args, kwargs, arg_nodes)
+        bound = dict(bound_arguments(layer.kind, list(layer.args), dict(layer.kwargs)))
+        if name in bound:
+            value = bound[name]
+            return value if isinstance(value, IntValue) or given and isinstance(
+                value, (ConstValue, FloatValue)) else UNKNOWN_VALUE
+        default = dict(NN_LAYERS[layer.kind].signature).get(name)
+        if given and isinstance(default, float):
+            return ConstValue(default)
+        return IntValue(default) if isinstance(default, int) and not isinstance(default, bool) \
+            else UNKNOWN_VALUE
 
     def has_functional(self, name: str) -> bool:
         return name in NN_FUNCTIONAL
@@ -431,8 +325,6 @@ class Modules:
 
     def layer_value(self, kind: str, args: list, kwargs: dict) -> Value:
         """``nn.<kind>(...)`` as written; the runtime builds it when it is called."""
-        if kind == "Sequential":
-            return LayerValue(kind, layers=tuple(args))
         for name, value in bound_arguments(kind, args, kwargs):
             if name in SIZE_ARGUMENTS:
                 self.mark_sized(value)
@@ -445,10 +337,9 @@ class Modules:
                                        arg_nodes[1], dict(layer.kwargs))
             return UNKNOWN_VALUE
         if layer.kind == "Sequential":
-            value = args[0] if args else UNKNOWN_VALUE
-            for child in layer.layers:
-                value = self.call(node, child, [value], {}, arg_nodes[:1])
-            return value
+            return self.call_sequential(node, layer, args, arg_nodes)
+        if layer.kind in RECURRENT and args and isinstance(args[0], PackedValue) and not kwargs:
+            return self.call_packed_recurrent(node, layer, args, arg_nodes)
         if layer.kind in SEVERAL_INPUTS:
             if not args or not isinstance(args[0], AbstractArray):
                 return UNKNOWN_VALUE
@@ -515,6 +406,9 @@ class Modules:
             return unknown  # a rule that cannot handle these arguments: unknown, not a finding
         if result is None:
             return unknown
+        self.report_implicit_dim(node, result, f"nn.{layer.kind}()", x)
+        if layer.kind in RECURRENT and trailing is None:
+            return self.recurrent_result(layer.kind, result.outputs, dtype, origin)
         if len(result.outputs) != 1:
             return UNKNOWN_VALUE  # (values, indices) and the like: errors checked, the tuple not modelled
         if trailing is not None:
@@ -580,6 +474,8 @@ class Modules:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
             if node is not None and cls.is_nn_module:
                 self.forward_of_built(cls, instance, node)
+        elif init is None and cls.container is not None:
+            self.container_init(instance, args, kwargs)  # nn.Sequential's own __init__...
         return instance
 
     def forward_of_built(self, cls: ClassValue, instance: InstanceValue, node: cst.CSTNode) -> None:

@@ -7,16 +7,23 @@ import libcst as cst
 MAX_LOOP_ITERATIONS = 3
 
 
-MAX_SPECIALIZATIONS = 300
+MAX_SPECIALIZATIONS = 600
 
 
-MAX_CALL_DEPTH = 4
+MAX_CALL_DEPTH = 6
+
+
+MORE_KEYWORDS = "**"
+"""A keyword no parameter can have: in a call's keywords, it says ``**extra`` gave more of them,
+unknown (``ResNet(block, layers, **kwargs)``): every parameter the call does not name is given,
+its value unknown."""
 
 
 BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tuple", "list",
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
-                       "getattr", "hasattr", "map", "all", "any", "dict", "issubclass"})
+                       "getattr", "hasattr", "setattr", "map", "all", "any", "dict",
+                       "issubclass"})
 
 
 BINOPS = {

@@ -26,6 +26,7 @@ from ..values import (
     dims_of,
     truth,
 )
+from .classes import layer_kind_of
 from .context import callee_name, disables_grad, expects_failure
 from .env import (
     Frame,
@@ -36,7 +37,6 @@ from .env import (
     same_env,
     widen,
 )
-from .modules import layer_kind_of
 from .names import AUG, DUNDER, MAX_LOOP_ITERATIONS
 from .operands import FAIL, rule_index_items
 
@@ -71,6 +71,9 @@ def _filled_default(node: cst.If) -> str | None:
                         for t in small.targets):
                     return name
     return None
+
+
+_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 
 
 class Statements:
@@ -162,11 +165,15 @@ class Statements:
         bases = [self.eval(arg.value) for arg in node.bases]
         layer_kind = next((kind for kind in map(layer_kind_of, bases) if kind is not None), None)
         is_nn = layer_kind is not None or any(
-            isinstance(b, ModuleRef) and b.qualname in ("torch.nn.Module", "torch.nn.Sequential")
+            isinstance(b, ModuleRef) and (b.qualname == "torch.nn.Module" or b.qualname in _CONTAINERS)
             or isinstance(b, ClassValue) and b.is_nn_module for b in bases)
         scope = Scope(self.frame.scope, "class")
+        container = next((b.qualname[9:] if isinstance(b, ModuleRef) else b.container
+                          for b in bases if isinstance(b, ModuleRef) and b.qualname in _CONTAINERS
+                          or isinstance(b, ClassValue) and b.container), None)
         cls = ClassValue(node=node, name=node.name.value, scope=scope, members=scope.vars,
-                         is_nn_module=is_nn, bases=tuple(bases), layer_kind=layer_kind)
+                         is_nn_module=is_nn, bases=tuple(bases), layer_kind=layer_kind,
+                         container=container)
         for base in bases:  # inherited members, looked up before the class's own are added
             if isinstance(base, ClassValue):
                 scope.vars.update(base.members)
@@ -242,7 +249,10 @@ class Statements:
         self.flow = flows.pop() if len(flows) == 1 else None
 
     def stmt_For(self, node: cst.For) -> None:
-        element = self.element_of(self.eval(node.iter))
+        iterated = self.eval(node.iter)
+        if self.unrolled_for(node, iterated):
+            return
+        element = self.element_of(iterated)
         self.loop(lambda: self.assign(node.target, element, node.iter), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)
@@ -258,6 +268,13 @@ class Statements:
 
     def loop(self, enter, body: Iterable[cst.CSTNode]) -> None:
         """Run a loop body to a fixed point of the environment, widening after a few rounds."""
+        self.frame.loops += 1
+        try:
+            self.fixed_point(enter, body)
+        finally:
+            self.frame.loops -= 1
+
+    def fixed_point(self, enter, body: Iterable[cst.CSTNode]) -> None:
         before = dict(self.frame.scope.vars)
         state = before
         for iteration in range(MAX_LOOP_ITERATIONS):

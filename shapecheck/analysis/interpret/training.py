@@ -142,7 +142,11 @@ class Training:
 
     def shallow_copy(self, node: cst.CSTNode, value: Value) -> Value:
         """``copy.copy(x)``: numpy copies an array's data; torch makes a new tensor on the same
-        storage; a dict or a module keeps the very same tensors."""
+        storage; a dict or a module keeps the very same tensors. An instance of a class of
+        the code is a new instance with the same attributes: setting one on the copy leaves the
+        original as it was (``block_cnf = copy.copy(cnf)``)."""
+        if isinstance(value, InstanceValue):
+            return InstanceValue(value.cls, dict(value.attrs))
         if not isinstance(value, AbstractArray):
             return value
         storage = value.alias.storage if value.alias is not None else None

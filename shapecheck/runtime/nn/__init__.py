@@ -20,12 +20,14 @@ from . import (  # noqa: F401  (they register themselves)
            embedding,
            margin_loss,
            norm,
+           packed,
            padding,
            pooling,
            resample,
            rnn,
 )
 from .base import (
+    CONTAINERS,
     FUNCTIONAL,
     LAYERS,
     RETURNS_SELF,
@@ -38,5 +40,5 @@ from .base import (
 )
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
-__all__ = ["FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
+__all__ = ["CONTAINERS", "FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
            "functional", "functional_keeps_shape", "is_layer_subclass", "keeps_shape", "loss"]

@@ -42,7 +42,9 @@ class Layer:
         """The output shape(s) of ``layer(*inputs)``; None when not modelled."""
         spec = LAYERS[self.kind]
         try:
-            return spec.forward(self, *(tuple(s) for s in inputs), **kwargs)
+            # A shape as a tuple; a PackedSequence (runtime/nn/packed.py) as it is.
+            return spec.forward(self, *(tuple(s) if isinstance(s, (list, tuple)) else s
+                                        for s in inputs), **kwargs)
         except NotModelled:
             return None
 
@@ -92,9 +94,22 @@ SUBCLASS_OF: dict[str, tuple[str, ...]] = {
 """The registered classes torch derives a registered class from (LazyLinear is a Linear)."""
 
 
-def is_layer_subclass(kind: str, base: str) -> bool:
-    """``issubclass(nn.<kind>, nn.<base>)`` among the registered classes and nn.Module."""
-    return kind == base or base == "Module" or base in SUBCLASS_OF.get(kind, ())
+CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+
+KNOWN_CLASSES: set[str] = set(CONTAINERS)
+"""torch.nn classes the rules know besides the registered layers: the containers, and the
+losses (loss.py adds them)."""
+
+
+def is_layer_subclass(kind: str, base: str) -> bool | None:
+    """``issubclass(nn.<kind>, nn.<base>)`` among the classes the rules know (layers, losses,
+    containers) and nn.Module; None when either is another class (a private base such as
+    _ConvNd), whose place in torch's hierarchy is not read."""
+    if base == "Module":
+        return True
+    if not all(name in LAYERS or name in KNOWN_CLASSES for name in (kind, base)):
+        return None
+    return kind == base or base in SUBCLASS_OF.get(kind, ())
 
 
 def functional_keeps_shape(name: str) -> bool:

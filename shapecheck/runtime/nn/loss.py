@@ -14,7 +14,15 @@ from ..dialects import TORCH
 from ..dims import Shape, dims_equal, eq
 from ..rules.broadcast import broadcast_shapes
 from ..verdicts import Result, RuleWarning
-from .base import NotModelled, known_int, layer_error, register, size_repr, torch_size
+from .base import (
+    KNOWN_CLASSES,
+    NotModelled,
+    known_int,
+    layer_error,
+    register,
+    size_repr,
+    torch_size,
+)
 
 # torch's ScalarType names, which the dtype checks print.
 _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -179,6 +187,8 @@ LOSSES = {"MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1
 
 FUNCTIONAL_LOSSES = frozenset(LOSSES.values())
 """The F.<name> losses the rule models."""
+
+KNOWN_CLASSES.update(LOSSES)
 
 _SIGNATURES = {
     "MSELoss": [("size_average", None), ("reduce", None), ("reduction", "mean")],

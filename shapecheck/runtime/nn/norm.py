@@ -188,8 +188,12 @@ def group_norm(x: Shape, num_groups, num_channels=None) -> Result:
     n, c = known_int(x[0]), known_int(x[1])
     g = known_int(num_groups)
     if None in (n, c, g) or not all(known_int(d) is not None for d in x[2:]):
-        if num_channels is not None and eq(x[1], num_channels) is False:
-            raise NotModelled("a channel mismatch whose message order depends on unknown sizes")
+        if num_channels is not None and widths_differ(x[1], num_channels):
+            # Certain to fail; which check speaks first (one value per group, divisibility, the
+            # weight's size) depends on the unknown sizes: the weight's is the mismatch itself.
+            raise layer_error(f"Expected weight to be a vector of size equal to the number of "
+                              f"channels in input, but got weight of shape [{num_channels}] and "
+                              f"input of shape {torch_size(x)}", "RuntimeError", x, dim=1)
         return Result.of(x)
     verified = [n * c // g, g] + list(x[2:])
     if product(verified[:1] + verified[2:]) == 1:
@@ -230,60 +234,95 @@ def local_response_norm(x: Shape, size, alpha=1e-4, beta=0.75, k=1.0) -> Result:
 # --------------------------------------------------------------------------- functional forms
 
 
-def _vector(shape, what: str):
-    """A 1-d weight or statistic's length; NotModelled for another rank (torch's own wording
-    then depends on more than the length)."""
+def _vector(shape, name: str, size, x: Shape, message: str) -> None:
+    """A per-channel (or per-element) tensor of ``shape`` where torch wants ``size`` elements."""
     if shape is None:
-        return None
-    if not isinstance(shape, tuple) or len(shape) != 1:
-        raise NotModelled(f"{what} of rank other than 1")
-    return shape[0]
+        return
+    shape = tuple(shape)
+    if len(shape) != 1:
+        raise NotModelled(f"a {name} of {len(shape)} dims")
+    if widths_differ(shape[0], size):
+        raise layer_error(message.format(name=name, got=shape[0]), "RuntimeError", x)
 
 
 def layer_norm_functional(x: Shape, normalized_shape, weight=None, bias=None, eps=1e-5) -> Result:
-    """F.layer_norm: weight and bias must have normalized_shape's shape (checked first), then
-    the input's trailing dims. Unlike the layer, the functional takes no int."""
-    if not isinstance(normalized_shape, (tuple, list)):
-        raise NotModelled("normalized_shape given as one int: torch's TypeError")
-    shape = _normalized({"normalized_shape": normalized_shape})["normalized_shape"]
+    """F.layer_norm(input, normalized_shape, weight, bias): weight and bias are normalized_shape."""
+    if not isinstance(normalized_shape, (tuple, list)) or not all(is_dim(d) for d in normalized_shape):
+        raise NotModelled("a normalized_shape that is no tuple of sizes (torch's TypeError)")
+    shape = tuple(normalized_shape)
+    if not shape:
+        raise layer_error("Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+                          "at least one element, but got normalized_shape = []", "RuntimeError", x)
     for name, given in (("weight", weight), ("bias", bias)):
-        if given is not None and (len(given) != len(shape) or
-                                  any(widths_differ(a, b) for a, b in zip(given, shape))):
+        if given is not None and (len(tuple(given)) != len(shape) or any(
+                widths_differ(a, b) for a, b in zip(given, shape))):
+            if len(tuple(given)) == len(shape) and not all(
+                    known_int(a) is not None for a in given):
+                raise NotModelled("a symbolic weight that differs")
             raise layer_error(f"Expected {name} to be of same shape as normalized_shape, but got "
-                              f"{name} of shape {torch_size(given)} and normalized_shape = "
+                              f"{name} of shape {torch_size(tuple(given))} and normalized_shape = "
                               f"{torch_size(shape)}", "RuntimeError", x)
     return layer_norm(x, shape)
 
 
 def rms_norm_functional(x: Shape, normalized_shape, weight=None, eps=None) -> Result:
-    if not isinstance(normalized_shape, (tuple, list)):
-        raise NotModelled("normalized_shape given as one int: torch's TypeError")
-    shape = _normalized({"normalized_shape": normalized_shape})["normalized_shape"]
-    if weight is not None and (len(weight) != len(shape) or
-                               any(widths_differ(a, b) for a, b in zip(weight, shape))):
+    """F.rms_norm(input, normalized_shape, weight): weight is normalized_shape."""
+    if not isinstance(normalized_shape, (tuple, list)) or not normalized_shape or \
+            not all(is_dim(d) for d in normalized_shape):
+        raise NotModelled("a normalized_shape that is no tuple of sizes")
+    shape = tuple(normalized_shape)
+    if weight is not None and (len(tuple(weight)) != len(shape) or any(
+            widths_differ(a, b) for a, b in zip(weight, shape))):
+        if len(tuple(weight)) == len(shape) and not all(known_int(a) is not None for a in weight):
+            raise NotModelled("a symbolic weight that differs")
         raise layer_error(f"Expected weight to be of same shape as normalized_shape, but got weight "
-                          f"of shape {torch_size(weight)} and normalized_shape = {torch_size(shape)}",
-                          "RuntimeError", x)
+                          f"of shape {torch_size(tuple(weight))} and normalized_shape = "
+                          f"{torch_size(shape)}", "RuntimeError", x)
     return rms_norm(x, shape)
 
 
 def group_norm_functional(x: Shape, num_groups, weight=None, bias=None, eps=1e-5) -> Result:
-    return group_norm(x, num_groups, _vector(weight, "weight"))
+    """F.group_norm(input, num_groups, weight, bias): weight has the input's channel count."""
+    if not is_dim(num_groups) or bias is not None and weight is None:
+        raise NotModelled("groups not a size, or a bias without a weight")
+    if bias is not None and tuple(bias) != tuple(weight):
+        raise NotModelled("a bias that differs from the weight (torch's message names the weight)")
+    if weight is not None and len(tuple(weight)) != 1:
+        raise NotModelled("a weight of several dims")
+    return group_norm(x, num_groups, tuple(weight)[0] if weight is not None else None)
 
 
-def batch_norm_functional(x: Shape, running_mean, running_var, weight=None, bias=None,
+def batch_norm_functional(x: Shape, running_mean=None, running_var=None, weight=None, bias=None,
                           training=False, momentum=0.1, eps=1e-5) -> Result:
-    """F.batch_norm: running_mean, running_var, weight and bias, in that order, must each have
-    as many elements as x has channels."""
-    if running_mean is None and not flag(training) or len(x) < 2:
-        raise NotModelled("evaluation without statistics, or a 1-d input")
-    batch_norm(x, x[1], training=flag(training), stats=False, affine=False)
+    """F.batch_norm: each of running_mean, running_var, weight and bias, when given, holds one
+    element per channel (dim 1); in eval mode the running statistics must be given."""
+    x = tuple(x)
+    if len(x) < 2 or not (training is None or isinstance(training, bool)):
+        raise NotModelled("an input of fewer than 2 dims, or a mode not read")
+    if any(known_int(d) == 0 for d in x):
+        raise NotModelled("an empty batch (torch skips its checks)")
+    if training is None:
+        # The mode is not known (a module's self.training): a statistic or parameter of another
+        # width fails in either mode, though another check may speak first.
+        for name, given in (("running_mean", running_mean), ("running_var", running_var),
+                            ("weight", weight), ("bias", bias)):
+            _vector(given, name, x[1], x, "{name} should contain " + str(x[1]) + " elements not {got}")
+        if running_mean is None or running_var is None or weight is None:
+            raise NotModelled("statistics that may or may not be needed in a mode not known")
+        return Result.of(x)
+    if training:
+        _single_value(product((x[0],) + x[2:]), True,
+                      f"Expected more than 1 value per channel when training, got input size "
+                      f"{size_repr(x)}", x)
+    for name, given in (("running_mean", running_mean), ("running_var", running_var)):
+        if not training and given is None:
+            raise layer_error(f"{name} must be defined in evaluation mode", "RuntimeError", x)
     for name, given in (("running_mean", running_mean), ("running_var", running_var),
                         ("weight", weight), ("bias", bias)):
-        size = _vector(given, name)
-        if size is not None and widths_differ(x[1], size):
-            raise layer_error(f"{name} should contain {x[1]} elements not {size}", "RuntimeError",
-                              x, dim=1)
+        _vector(given, name, x[1], x, "{name} should contain " + str(x[1]) + " elements not {got}")
+    if (running_mean is None) != (running_var is None):
+        raise layer_error("running_mean and running_var must either both be None or neither be None",
+                          "ValueError", x)
     return Result.of(x)
 
 
@@ -294,8 +333,7 @@ def instance_norm_functional(x: Shape, running_mean=None, running_var=None, weig
     if len(x) < 2:
         raise NotModelled("an input of fewer than 2 dims")
     for given, what in ((running_mean, "running_mean"), (weight, "weight")):
-        size = _vector(given, what)
-        if size is not None and eq(size, x[1]) is not True:
+        if given is not None and (len(tuple(given)) != 1 or eq(tuple(given)[0], x[1]) is not True):
             raise NotModelled(f"{what} of another width than the channels")
     return Result.of(x)
 
@@ -339,4 +377,6 @@ register("LocalResponseNorm", [("size", NOT_GIVEN), ("alpha", 1e-4), ("beta", 0.
          lambda a: a, lambda layer, x: local_response_norm(x, layer["size"]), keeps_shape=True)
 FUNCTIONAL["local_response_norm"] = local_response_norm
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "local_response_norm", "rms_norm"]
+__all__ = ["batch_norm", "batch_norm_functional", "group_norm", "group_norm_functional",
+           "instance_norm_functional", "layer_norm", "layer_norm_functional", "local_response_norm",
+           "rms_norm", "rms_norm_functional"]

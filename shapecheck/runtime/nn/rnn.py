@@ -20,6 +20,7 @@ from .base import (
     register,
 )
 from .basic import _new_tensor
+from .packed import Packed, recurrent_packed
 
 
 def _rnn_args(mode: str):
@@ -67,6 +68,8 @@ def _rnn_forward(mode: str):
     name = {"RNN": "RNN", "GRU": "GRU", "LSTM": "LSTM"}[mode]
 
     def forward(layer, x: Shape, hx=None) -> Result:
+        if isinstance(x, Packed):
+            return recurrent_packed(layer, x, hx)
         if len(x) not in (2, 3):
             tail = " tensor" if mode == "RNN" else ""
             raise layer_error(f"{name}: Expected input to be 2D or 3D, got {len(x)}D{tail} instead",

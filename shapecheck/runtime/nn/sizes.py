@@ -83,6 +83,36 @@ SIZE_ARGUMENTS = frozenset({
 (Kernel sizes, strides and paddings may be tuples, and normalized_shape a list.)"""
 
 
+# Layers that do not keep these sizes: a transformer layer keeps its sublayers instead.
+_NOT_STORED = {"TransformerEncoderLayer": {"d_model", "nhead", "dim_feedforward"},
+               "TransformerDecoderLayer": {"d_model", "nhead", "dim_feedforward"},
+               "Transformer": {"dim_feedforward"}}
+
+
+STORED_SHAPES = {"LayerNorm": "normalized_shape", "RMSNorm": "normalized_shape"}
+"""Layer kind -> an attribute torch keeps as a tuple of sizes, normalized as the built layer
+has it (``nn.LayerNorm(96).normalized_shape`` is ``(96,)``)."""
+
+
+_NORMS = ("BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm")
+
+
+def stored_as_given(kind: str, name: str) -> bool:
+    """``nn.<kind>(...).<name>`` is the argument as the constructor was given it: a norm's eps,
+    momentum and flags (a subclass's forward hands ``self.eps`` to F.layer_norm)."""
+    return name in ("eps", "momentum", "affine", "track_running_stats", "elementwise_affine") and \
+        kind.startswith(_NORMS) and kind in LAYERS and any(n == name for n, _ in LAYERS[kind].signature)
+
+
+def stored_size(kind: str, name: str) -> bool:
+    """``nn.<kind>(...).<name>`` is the constructor's size argument of that name as given
+    (``fc.in_features``, ``conv.out_channels``, ``lstm.hidden_size``): what a model reads to
+    size the next layer (``nn.Linear(self.fc.in_features, n)``)."""
+    spec = LAYERS.get(kind)
+    return spec is not None and name in SIZE_ARGUMENTS \
+        and name not in _NOT_STORED.get(kind, ()) and any(n == name for n, _ in spec.signature)
+
+
 def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[str, Any]]:
     """``nn.<kind>(*args, **kwargs)``'s arguments by parameter name, as far as they bind."""
     spec = LAYERS.get(kind)
@@ -92,5 +122,5 @@ def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[s
     return list(zip(names, args)) + list(kwargs.items())
 
 
-__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "BatchedInput", "batched_input", "bound_arguments",
-           "trailing_features"]
+__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "STORED_SHAPES", "BatchedInput", "batched_input",
+           "bound_arguments", "stored_as_given", "stored_size", "trailing_features"]

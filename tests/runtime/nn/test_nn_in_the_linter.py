@@ -253,3 +253,60 @@ def test_a_partial_layer_class_and_a_submodules_forward_carry_the_widths(conv_ou
     except RuntimeError:
         raised = True
     assert raised == bool(codes)
+
+
+PACKED = '''import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab=100, emb=32, hidden=64):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, emb)
+        self.rnn = nn.LSTM(emb, hidden, batch_first=True, bidirectional=True)
+        self.out = nn.Linear({OUT}, 10)
+        self.last = nn.Linear({LAST}, 10)
+
+    def forward(self, tokens, lengths):
+        x = self.emb(tokens)
+        packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        out, (h, c) = self.rnn(packed)
+        padded, _ = pad_packed_sequence(out, batch_first=True)
+        return self.out(padded), self.last(h[-1])
+
+
+def run():
+    tokens = torch.zeros(4, 7, dtype=torch.long)
+    lengths = torch.tensor([7, 5, 3, 2])
+    return Encoder()(tokens, lengths)
+'''
+
+
+@pytest.mark.parametrize("out,last,raises", [("128", "64", False), ("64", "64", True),
+                                             ("128", "128", True)])
+def test_a_packed_sequence_through_an_lstm_and_back_keeps_its_shapes(out, last, raises):
+    # The padded output is (4, T, 2 * 64) with T the longest length, unknown from a tensor;
+    # h_n is (2, 4, 64), so h[-1] is (4, 64).
+    source = PACKED.replace("{OUT}", out).replace("{LAST}", last)
+    findings = analyze_source(source, "model.py")
+    assert [(f.line, f.code) for f in findings] == ([(25, "SC106")] if raises else [])
+    namespace: dict = {}
+    exec(compile(source, "<model>", "exec"), namespace)  # the test's own constant model
+    try:
+        namespace["run"]()
+        raised = False
+    except RuntimeError:
+        raised = True
+    assert raised == raises
+
+
+def test_an_rnn_returns_its_output_and_state_as_torch_does():
+    source = ("import torch\nfrom torch import nn\n"
+              "gru = nn.GRU(8, 16, num_layers=2)\nx = torch.randn(5, 3, 8)\n"
+              "out, h = gru(x)\ny = nn.Linear(16, 2)(out) + nn.Linear(16, 2)(h)\n")
+    findings = analyze_source(source, "model.py")
+    # out (5, 3, 16) and h (2, 3, 16) give (5, 3, 2) and (2, 3, 2): they cannot be added.
+    assert [(f.line, f.code) for f in findings] == [(6, "SC101")]
+    with pytest.raises(RuntimeError, match="must match the size"):
+        exec(compile(source, "<snippet>", "exec"), {})  # the test's own constant snippet

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nn_conformance import check_layer, hypothesis_settings
+from nn_conformance import check_functional, check_layer, hypothesis_settings
 
 from shapecheck.runtime.dims import sym
 from shapecheck.runtime.nn import build
@@ -75,3 +75,79 @@ def test_local_response_norm(data):
     d = data.draw
     shape = tuple(d(st.lists(st.integers(0, 3), max_size=5)))
     check_layer("LocalResponseNorm", "LocalResponseNorm", (d(st.integers(1, 4)),), {}, shape)
+
+
+def _vector(d, size):
+    """None, or a 1-D shape of ``size`` elements (sometimes another size)."""
+    if d(st.integers(0, 2)) == 0:
+        return None
+    return (d(st.sampled_from([size] * 3 + [size + 1])),)
+
+
+@given(st.data())
+@hypothesis_settings(300)
+def test_functional_norms(data):
+    d = data.draw
+    name = d(st.sampled_from(["layer_norm", "rms_norm", "group_norm", "batch_norm"]))
+    shape = list(d(st.lists(SIZES, min_size=1, max_size=4)))
+    if name in ("layer_norm", "rms_norm"):
+        normalized = tuple(d(st.lists(st.integers(1, 4), min_size=1, max_size=2)))
+        if d(st.integers(0, 2)):
+            shape = shape[:1] + list(normalized)
+        weight = normalized if d(st.booleans()) else tuple(d(st.lists(st.integers(1, 4), min_size=1,
+                                                                         max_size=2)))
+        tensors, args = (tuple(shape),), (list(normalized),)
+        kwargs = {"weight": weight} if d(st.booleans()) else {}
+        if name == "layer_norm" and d(st.booleans()):
+            kwargs["bias"] = normalized if d(st.booleans()) else weight
+        keys = tuple(kwargs)
+    elif name == "group_norm":
+        groups = d(st.integers(1, 3))
+        channels = shape[1] if len(shape) > 1 else 2
+        weight = _vector(d, channels)
+        tensors, args = (tuple(shape),), (groups,)
+        kwargs = {"weight": weight, "bias": weight} if weight is not None else {}
+        keys = tuple(kwargs)
+    else:
+        channels = shape[1] if len(shape) > 1 else 2
+        kwargs = {key: _vector(d, channels) for key in ("running_mean", "running_var", "weight",
+                                                          "bias")}
+        kwargs["training"] = d(st.booleans())
+        tensors, args = (tuple(shape),), ()
+        keys = tuple(k for k, v in kwargs.items() if k != "training" and v is not None)
+    check_functional("Norm (functional)", name, tensors, args, kwargs, tensor_kwargs=keys)
+
+
+def test_norm_parameters_have_the_shapes_torch_gives_them():
+    torch = pytest.importorskip("torch")
+    from shapecheck.runtime.nn.base import parameter_shape
+
+    cases = [("BatchNorm2d", (4,), {}), ("BatchNorm1d", (3,), {"affine": False}),
+             ("InstanceNorm2d", (4,), {"affine": True}), ("InstanceNorm1d", (4,), {}),
+             ("GroupNorm", (2, 6), {}), ("GroupNorm", (2, 6), {"affine": False}),
+             ("LayerNorm", ((3, 4),), {}), ("LayerNorm", (5,), {"bias": False}),
+             ("LayerNorm", (5,), {"elementwise_affine": False}), ("RMSNorm", ((2, 3),), {}),
+             ("RMSNorm", (3,), {"elementwise_affine": False})]
+    for kind, args, kwargs in cases:
+        module = getattr(torch.nn, kind)(*args, **kwargs)
+        layer = build(kind, args, kwargs)
+        for name in ("weight", "bias"):
+            real = getattr(module, name, None)
+            assert parameter_shape(layer, name) == (None if real is None else tuple(real.shape)), \
+                (kind, args, kwargs, name)
+
+
+def test_functional_batch_norm_in_a_mode_not_known_decides_what_holds_in_both():
+    torch = pytest.importorskip("torch")
+    from shapecheck.runtime.nn import functional
+    from shapecheck.runtime.verdicts import ShapeError
+
+    x = (sym("N"), 8, sym("H"), sym("W"))
+    with pytest.raises(ShapeError, match="running_mean should contain 8 elements not 16"):
+        functional("batch_norm", x, (16,), (16,), (16,), (16,), None)
+    assert functional("batch_norm", x, (8,), (8,), (8,), (8,), None).shape == x
+    assert functional("batch_norm", x, None, None, None, None, None) is None  # eval would refuse
+    for training in (True, False):  # torch refuses the stats of another width in both modes
+        with pytest.raises(RuntimeError, match="running_mean should contain 8 elements not 16"):
+            torch.nn.functional.batch_norm(torch.zeros(2, 8, 3, 3), torch.zeros(16), torch.ones(16),
+                                           training=training)

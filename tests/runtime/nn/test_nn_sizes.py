@@ -56,3 +56,24 @@ def test_size_arguments_are_int_parameters_of_torch_layers():
                  "MultiheadAttention", "TransformerEncoderLayer"):
         names |= set(inspect.signature(getattr(torch.nn, kind)).parameters)
     assert SIZE_ARGUMENTS - {"input_size", "hidden_size", "proj_size"} <= names
+
+
+def test_stored_sizes_are_the_attributes_torch_keeps_under_the_arguments_name():
+    from shapecheck.runtime.nn import LAYERS
+    from shapecheck.runtime.nn.base import NOT_GIVEN, bind
+    from shapecheck.runtime.nn.sizes import stored_size
+
+    checked = 0
+    for kind, spec in sorted(LAYERS.items()):
+        names = [name for name, _ in spec.signature]
+        if not set(names) & SIZE_ARGUMENTS or not hasattr(torch.nn, kind):
+            continue
+        given = {name: {"num_groups": 2, "nhead": 2, "num_heads": 2}.get(name, 4)
+                 for name, default in spec.signature if default is NOT_GIVEN}
+        module = getattr(torch.nn, kind)(**given)
+        bound = bind(kind, (), given)
+        for name in set(names) & SIZE_ARGUMENTS:
+            kept = getattr(module, name, None) == bound[name]
+            assert stored_size(kind, name) == kept, (kind, name)
+            checked += 1
+    assert checked > 40
