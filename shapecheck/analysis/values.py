@@ -234,6 +234,29 @@ class DictValue:
 
 
 @dataclass(frozen=True)
+class PartialDict:
+    """A dict of string keys after paths that filled it differently met (``if weights is not
+    None: kwargs["num_classes"] = n``): ``items`` every path holds, ``maybe`` the (key,
+    value) pairs only some paths put in. ``**d`` gives a maybe key's parameter an unknown
+    value (its default or that value); anything else done with it is done with an unknown
+    dict."""
+
+    items: tuple
+    maybe: tuple
+
+
+def _join_dicts(a: DictValue | PartialDict, b: DictValue | PartialDict) -> Any:
+    sure_a, sure_b = dict(a.items), dict(b.items)
+    items = tuple((k, join_values(v, sure_b[k])) for k, v in a.items if k in sure_b)
+    maybe: dict = {}
+    for key, value in (*a.items, *getattr(a, "maybe", ()), *b.items, *getattr(b, "maybe", ())):
+        if key in sure_a and key in sure_b:
+            continue
+        maybe[key] = join_values(maybe[key], value) if key in maybe else value
+    return PartialDict(items, tuple(maybe.items())) if maybe else DictValue(items)
+
+
+@dataclass(frozen=True)
 class SliceValue:
     start: Any
     stop: Any
@@ -373,7 +396,7 @@ def _join_modules(a: Any, b: Any) -> Any:
 
 
 Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
-              DictValue, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
+              DictValue, PartialDict, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
               ClassValue, InstanceValue, BoundMethod, Alternatives]
 
 
@@ -434,6 +457,8 @@ def join_values(a: Value, b: Value) -> Value:
         return a
     if all(is_module(v) or isinstance(v, Alternatives) for v in (a, b)):
         return _join_modules(a, b)
+    if isinstance(a, (DictValue, PartialDict)) and isinstance(b, (DictValue, PartialDict)):
+        return _join_dicts(a, b)
     return UNKNOWN_VALUE
 
 
@@ -509,7 +534,7 @@ def shape_value(shape: tuple) -> TupleValue:
 __all__ = [
     "Origin", "Reduction", "Storage", "Alias", "AbstractArray", "UnknownValue", "UNKNOWN_VALUE",
     "UnknownBool", "UNKNOWN_BOOL", "KnownTruth", "IntValue",
-    "ConstValue", "FloatValue", "TupleValue", "DictValue", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
+    "ConstValue", "FloatValue", "TupleValue", "DictValue", "PartialDict", "Iterable", "SliceValue", "ModuleRef", "DtypeValue", "GeneratorValue",
     "LayerValue", "FunctionValue", "ClassValue", "InstanceValue", "BoundMethod", "Value",
     "Alternatives", "is_module",
     "join_values", "join_dims", "is_bool", "is_torch_nn_class", "truth", "dims_of", "known_int", "shape_value", "vague",

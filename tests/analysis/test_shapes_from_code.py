@@ -430,3 +430,69 @@ def test_a_module_that_is_one_of_several_gives_what_they_all_agree_on():
     assert shapes["kept"] == {"(B, 8, N, C//8)"}
     assert shapes["either"] == {"(B, N, ?)"}  # (B, N, 4) or (B, N, C): the last dim unknown
     assert findings == []  # the LayerNorm of another width runs only if gated: not certain
+
+
+BUILDER_WITH_EDITED_KEYWORDS = """
+    from functools import partial
+    from torch import nn
+    from weights_api import verify
+
+    def _ovewrite_named_param(kwargs, param, new_value):
+        if param in kwargs:
+            if kwargs[param] != new_value:
+                raise ValueError("conflict")
+        else:
+            kwargs[param] = new_value
+
+    class Net(nn.Module):
+        def __init__(self, c, num_classes=1000, norm_layer=None):
+            super().__init__()
+            if norm_layer is None:
+                norm_layer = partial(nn.LayerNorm, eps=1e-6)
+            self.norm = norm_layer(c)
+            self.fc = nn.Linear(WIDTH, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.norm(x))
+
+    def _net(c, weights, **kwargs):
+        if weights is not None:
+            _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+        return Net(c, **kwargs)
+
+    def net_small(*, weights=None, **kwargs):
+        weights = verify(weights)
+        return _net(8, weights, **kwargs)
+"""
+
+
+@pytest.mark.parametrize("width, expected", [("c", []), ("c * 2", [(31, "SC106")])])
+def test_keywords_a_helper_may_add_leave_the_others_as_the_builder_gave_them(width, expected):
+    # The helper edits kwargs in place on one path: afterwards it may hold num_classes, and
+    # holds nothing else, so norm_layer keeps its default and the layers keep their widths.
+    _, findings = analyzed(BUILDER_WITH_EDITED_KEYWORDS.replace("WIDTH", width))
+    assert findings == expected
+
+
+def test_a_dict_handed_to_a_function_that_rebinds_or_passes_it_on_is_unknown_after():
+    _, findings = analyzed("""
+        import torch
+        from helpers import fill
+
+        def passes_on(kwargs):
+            fill(kwargs)
+
+        def rebinds(kwargs):
+            kwargs = dict(kwargs)
+            kwargs["n"] = 3
+
+        def f():
+            a = {"n": 4}
+            passes_on(a)
+            b = {"n": 4}
+            rebinds(b)
+            return torch.zeros(a["n"]) + torch.zeros(5), torch.zeros(b["n"]) + torch.zeros(4)
+    """)
+    # Neither callee only edits its parameter in place: what a and b hold after is unknown
+    # (taken from the callee, a would hold 4 and b 3, both wrong).
+    assert findings == []

@@ -34,6 +34,7 @@ from ..values import (
     Iterable,
     LayerValue,
     ModuleRef,
+    PartialDict,
     Reduction,
     TupleValue,
     Value,
@@ -129,6 +130,10 @@ class Calls:
             elif arg.star == "**":
                 if isinstance(value, DictValue):
                     kwargs.update(value.items)  # dd = {"device": ..., "dtype": ...}: known keys
+                elif isinstance(value, PartialDict):
+                    # A key some paths put in: its parameter has its default or that value.
+                    kwargs.update(value.items)
+                    kwargs.update((key, UNKNOWN_VALUE) for key, _ in value.maybe)
                 else:
                     splatted = True
             elif arg.keyword is not None:

@@ -26,6 +26,7 @@ from ..values import (
     Iterable,
     LayerValue,
     ModuleRef,
+    PartialDict,
     TupleValue,
     Value,
     join_values,
@@ -306,7 +307,7 @@ class Containers:
             value.attrs.pop(_CONTAINER_INIT, None)  # its children are no longer known
             return
         if isinstance(value, (TupleValue, Iterable)) and getattr(value, "is_list", True) or \
-                isinstance(value, DictValue) or \
+                isinstance(value, (DictValue, PartialDict)) or \
                 isinstance(value, LayerValue) and value.kind == "Sequential":
             self.assign(holder, UNKNOWN_VALUE, holder)
 

@@ -115,6 +115,8 @@ class Context:
         self.summary_selves: dict[int, Any] = {}  # method -> the instance its summary ran with
         # Per summary key: the parameters whose rank the callee's body said (adopt_refinements).
         self.refined_by: dict[tuple, dict] = {}
+        self.dict_exits: dict[tuple, dict] = {}  # specialization -> its dict parameters at the end
+        self.last_dict_exits: dict = {}
         self.last_refinements: dict = {}
         self.refined_storages: set[int] = set()  # unknown parameters whose rank code said
         self.active: list[int] = []

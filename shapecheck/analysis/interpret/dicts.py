@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..values import UNKNOWN_VALUE, ConstValue, DictValue, Value
+from ..values import UNKNOWN_VALUE, ConstValue, DictValue, PartialDict, Value
 
 DICT_EDITS = frozenset({"pop", "setdefault", "update"})
+_DICT_METHODS = DICT_EDITS | {"get", "keys", "values", "items"}
 
 
 def _key(value: Value) -> str | None:
@@ -42,6 +43,9 @@ class Dicts:
             return None
         with self.suppressed():
             holder = self.eval(func.value)
+        if isinstance(holder, PartialDict):  # which keys it holds is not known
+            self.assign(func.value, UNKNOWN_VALUE, node)
+            return UNKNOWN_VALUE
         if not isinstance(holder, DictValue):
             return None
         name = func.attr.value
@@ -87,6 +91,61 @@ class Dicts:
         return True
 
 
+class _InPlaceUses(cst.CSTVisitor):
+    """Counts the uses of a name, and those that only read or edit the dict it holds where it
+    is: ``d[k]``, ``d[k] = v``, ``k in d``, ``d.pop(k)``. A nested function, a ``del`` or any
+    other use (``d = {}``, ``g(d)``, ``e = d``) may put another dict under the name, or the
+    same dict under another one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.uses = 0
+        self.allowed: set[int] = set()
+        self.other = False
+
+    def _base(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name) and node.value == self.name:
+            self.allowed.add(id(node))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.uses += 1
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._base(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _DICT_METHODS:
+            self._base(node.func.value)
+
+    def visit_ComparisonTarget(self, node: cst.ComparisonTarget) -> None:
+        if isinstance(node.operator, (cst.In, cst.NotIn)):
+            self._base(node.comparator)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.other = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.other = True
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.other = True
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.other = True
+        return False
+
+
+def edited_in_place(func: cst.FunctionDef, name: str) -> bool:
+    """The body only reads the dict its parameter ``name`` holds, or edits it in place: what
+    the name holds when the body ends is what the caller's dict holds after the call."""
+    uses = _InPlaceUses(name)
+    func.body.visit(uses)
+    return not uses.other and uses.uses == len(uses.allowed)
+
+
 def dict_contains(key: Value, container: Value) -> Value | None:
     """``"groups" in kwargs`` for a dict of known keys; None when it cannot be told."""
     name = _key(key)
@@ -95,4 +154,4 @@ def dict_contains(key: Value, container: Value) -> Value | None:
     return ConstValue(container.get(name) is not None)
 
 
-__all__ = ["DICT_EDITS", "Dicts", "dict_contains"]
+__all__ = ["DICT_EDITS", "Dicts", "dict_contains", "edited_in_place"]

@@ -11,6 +11,7 @@ from ..values import (
     AbstractArray,
     ClassValue,
     ConstValue,
+    DictValue,
     FunctionValue,
     InstanceValue,
     IntValue,
@@ -209,6 +210,10 @@ class Frame:
     said its rank): for a parameter, what the caller's argument must be."""
     function: Any = None
     """The FunctionValue whose body runs in this frame (None at module level): ``super()``."""
+    dict_params: frozenset = frozenset()
+    """Parameters holding a caller's dict the body edits in place only."""
+    dict_exits: list = field(default_factory=list)
+    """What those parameters hold where the body returns: the caller's dicts after the call."""
 
 
 class _Flow(Exception):
@@ -220,8 +225,8 @@ def is_informative(value: Value) -> bool:
         return value.shape is not None or bool(value.tail)
     if isinstance(value, IntValue):
         return value.value is not UNKNOWN
-    if isinstance(value, (TupleValue, LayerValue, InstanceValue, ConstValue, ClassValue,
-                          FunctionValue, ModuleRef, PartialValue)):
+    if isinstance(value, (TupleValue, DictValue, LayerValue, InstanceValue, ConstValue,
+                          ClassValue, FunctionValue, ModuleRef, PartialValue)):
         # A class or a factory handed on is what is called: ``_resnet(BasicBlock, ...)``
         # builds that block, ``norm_layer=nn.BatchNorm2d`` that norm.
         return True

@@ -24,12 +24,14 @@ from ..values import (
     IntValue,
     ModuleRef,
     Origin,
+    PartialDict,
     Storage,
     TupleValue,
     Value,
     join_values,
 )
 from .context import callee_name, disables_grad
+from .dicts import edited_in_place
 from .effects import storage_paths
 from .env import (
     Frame,
@@ -91,6 +93,20 @@ def _is_float(annotation: cst.BaseExpression) -> bool:
 # parameter the call left out (from a config, or from a renamed keyword).
 _PASSES_ARGUMENTS = frozenset({"staticmethod", "classmethod", "no_grad", "inference_mode",
                                "enable_grad", "cache", "lru_cache"})
+
+
+def _joined_exits(exits: list[dict]) -> dict:
+    """Parameter -> the dict it holds on every way out of the body (joined), for those that
+    hold one on each."""
+    if not exits:
+        return {}
+    out = {}
+    for name, value in exits[0].items():
+        for other in exits[1:]:
+            value = join_values(value, other.get(name, UNKNOWN_VALUE))
+        if isinstance(value, (DictValue, PartialDict)):
+            out[name] = value
+    return out
 
 
 def _defaults_reach_body(node: cst.FunctionDef) -> bool:
@@ -238,6 +254,7 @@ class Functions:
             try:
                 result = self.analyze_function(func, args, kwargs, by_call=True)
                 self.refined_by[key] = self.last_refinements
+                self.dict_exits[key] = self.last_dict_exits
             finally:
                 captured = self.capture.pop()
             # The writes into the caller's arrays (arguments, their attributes) are effects
@@ -248,9 +265,25 @@ class Functions:
         else:
             self.replay_writes(values, self.summaries[key][2])
         result, captured, _ = self.summaries[key]
+        self.write_back_dicts(func, node, self.dict_exits.get(key))
         if node is not None and captured:
             self.emit_at_call(node, func.name, captured)
         return result
+
+    def write_back_dicts(self, func: FunctionValue, node, exits: dict | None) -> None:
+        """``_ovewrite_named_param(kwargs, "num_classes", n)``: a dict handed to a function that
+        only edits it in place holds afterwards what the callee's parameter held at its end."""
+        if not exits or not isinstance(node, cst.Call) or func.owner is not None:
+            return
+        params = [*func.node.params.posonly_params, *func.node.params.params]
+        names = [a.value.value for a in node.args if isinstance(a.value, cst.Name)]
+        for arg, param in zip(node.args, params):
+            if arg.star or arg.keyword is not None:
+                return
+            value = exits.get(param.name.value)
+            if value is not None and isinstance(arg.value, cst.Name) and \
+                    names.count(arg.value.value) == 1:
+                self.assign(arg.value, value, node)
 
     def default_call(self, func: FunctionValue) -> None:
         """``f()`` of a module-level function whose parameters all have defaults, some None (a
@@ -319,6 +352,10 @@ class Functions:
         self.caller_storages.append((frozenset(), frozenset()))
         try:
             self.bind_params(node, scope, args, kwargs, func, by_call)
+            self.frame.dict_params = frozenset(
+                p.name.value for p in (*node.params.posonly_params, *node.params.params)
+                if isinstance(scope.vars.get(p.name.value), DictValue) and
+                edited_in_place(node, p.name.value))
             owner = scope.vars.get("self") if isinstance(func.owner, ClassValue) else None
             self.caller_storages[-1] = (
                 frozenset(storage_paths(list(scope.vars.values())).values()),
@@ -335,6 +372,9 @@ class Functions:
             self.in_assert = saved_assert
             self.active.pop()
             self.frame, self.flow = saved_frame, saved_flow
+        exits = frame.dict_exits + ([{n: scope.vars.get(n) for n in frame.dict_params}]
+                                    if ended is None and frame.dict_params else [])
+        self.last_dict_exits = _joined_exits(exits)
         if frame.is_generator or node.asynchronous is not None:
             return UNKNOWN_VALUE
         returns = frame.returns if frame.returns else [ConstValue(None)]

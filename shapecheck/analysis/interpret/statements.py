@@ -128,6 +128,9 @@ class Statements:
         elif isinstance(node, cst.Return):
             value = self.eval(node.value) if node.value is not None else ConstValue(None)
             self.frame.returns.append(value)
+            if self.frame.dict_params:
+                self.frame.dict_exits.append({n: self.frame.scope.vars.get(n)
+                                              for n in self.frame.dict_params})
             self.flow = "return"
         elif isinstance(node, cst.Raise):
             if node.exc is not None:
