@@ -355,3 +355,49 @@ def test_or_defaults_and_tuple_helpers_keep_the_widths(head, raises):
     at = line_of(source, "    return Block(8)")
     assert findings(source) == ([(at, "SC106")] if raises else [])
     assert run(source, "net().eval()(torch.zeros(2, 8, 4, 4))") == ("RuntimeError" if raises else None)
+
+
+NORM_FACTORY = """
+    import functools
+    import types
+    import torch
+    from torch import nn
+
+    def get_norm_layer(norm_layer):
+        # timm's: a class, a function or a partial; a partial is unbound and bound again
+        assert isinstance(norm_layer, (type, str, types.FunctionType, functools.partial))
+        norm_kwargs = {}
+        if isinstance(norm_layer, functools.partial):
+            norm_kwargs.update(norm_layer.keywords)
+            norm_layer = norm_layer.func
+        if norm_kwargs:
+            norm_layer = functools.partial(norm_layer, **norm_kwargs)
+        return norm_layer
+
+    class Net(nn.Module):
+        def __init__(self, norm_layer):
+            super().__init__()
+            norm_layer = get_norm_layer(norm_layer)
+            self.conv = nn.Conv2d(3, 8, 3)
+            self.norm = norm_layer(WIDTH)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+
+    def make_plain():
+        return Net(nn.BatchNorm2d)
+
+    def make_partial():
+        return Net(functools.partial(nn.BatchNorm2d, eps=1e-3))
+"""
+
+
+@pytest.mark.parametrize("width, expected", [("8", []), ("16", [(29, "SC113"), (32, "SC113")])])
+def test_a_norm_factory_that_checks_and_unbinds_its_layer_gives_it_back(width, expected):
+    # isinstance of a class, a function or a partial against type, FunctionType and partial,
+    # and a partial's func and keywords, are known: the factory returns the layer it was given.
+    source = NORM_FACTORY.replace("WIDTH", width)
+    assert findings(source) == expected
+    for make in ("make_plain", "make_partial"):
+        assert run(source, f"{make}()(torch.zeros(1, 3, 8, 8))") == \
+            (None if not expected else "RuntimeError")

@@ -44,6 +44,7 @@ from .env import (
     NamespaceValue,
     OptimizerMethod,
     OptimizerValue,
+    PartialValue,
     StrMethod,
     SuperValue,
 )
@@ -135,6 +136,10 @@ class Attributes:
             return dict(base.fields).get(name, UNKNOWN_VALUE)
         if isinstance(base, ConstValue) and isinstance(base.value, str) and name in STR_METHODS:
             return StrMethod(base.value, name)
+        if isinstance(base, PartialValue) and name in ("func", "args", "keywords"):
+            # get_norm_layer unbinds a partial to bind its keywords again
+            return base.func if name == "func" else TupleValue(base.args) if name == "args" \
+                else DictValue(base.kwargs)
         if isinstance(base, DictValue) and name == "get":
             return DictGet(base)
         if isinstance(base, DictValue) and name in ("items", "values", "keys"):

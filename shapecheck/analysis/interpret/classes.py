@@ -25,7 +25,7 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .env import LAYER_ATTR, ContainerInit, LayerSuperMethod, SuperValue
+from .env import LAYER_ATTR, ContainerInit, LayerSuperMethod, PartialValue, SuperValue
 
 
 def layer_kind_of(value: Value) -> str | None:
@@ -109,6 +109,32 @@ def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
     return None
 
 
+# What a layer factory parameter may be (timm's get_norm_layer asserts one of them): a class,
+# a function of the code, or a functools.partial.
+_CALLABLE_TYPES = ("builtins.type", "types.FunctionType", "functools.partial")
+
+
+def _callable_instance(value: Value, qualname: str) -> bool | None:
+    """``isinstance(norm_layer, functools.partial)``, ``isinstance(nn.BatchNorm2d, type)``
+    for a value known to be a class, a function of the code, a partial, or no callable at
+    all; None otherwise."""
+    if isinstance(value, (ClassValue, FunctionValue)) and \
+            (value.node is None or value.node.decorators):
+        return None  # a decorator may have put anything under the name
+    if isinstance(value, ClassValue) or torch_nn_class(value) is not None:
+        kind = "builtins.type"
+    elif isinstance(value, FunctionValue):
+        kind = "types.FunctionType"
+    elif isinstance(value, PartialValue):
+        kind = "functools.partial"
+    elif _python_type(value) is not None or isinstance(value, LayerValue) or \
+            isinstance(value, AbstractArray) and not value.maybe_not_array:
+        return False  # a number, a string, a tuple, a dict, a module or an array
+    else:
+        return None
+    return kind == qualname
+
+
 def _decided(answer: bool | None) -> Value:
     return UNKNOWN_VALUE if answer is None else ConstValue(answer)
 
@@ -156,6 +182,8 @@ class Classes:
         builtin = _builtin_instance(value, classinfo)
         if builtin is not None:
             return ConstValue(builtin)
+        if isinstance(classinfo, ModuleRef) and canonical(classinfo.qualname) in _CALLABLE_TYPES:
+            return _decided(_callable_instance(value, canonical(classinfo.qualname)))
         target = torch_nn_class(classinfo)
         if isinstance(value, LayerValue) and target is not None:
             return _decided(is_layer_subclass(value.kind, target))
