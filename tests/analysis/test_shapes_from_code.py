@@ -430,3 +430,21 @@ def test_a_module_that_is_one_of_several_gives_what_they_all_agree_on():
     assert shapes["kept"] == {"(B, 8, N, C//8)"}
     assert shapes["either"] == {"(B, N, ?)"}  # (B, N, 4) or (B, N, C): the last dim unknown
     assert findings == []  # the LayerNorm of another width runs only if gated: not certain
+
+
+def test_where_of_a_value_of_unknown_dtype_is_of_unknown_dtype_not_the_conditions_bool():
+    # A bool result would make v a mask, and a mask of rank 4 fills all four dims of a.
+    _, findings = analyzed("""
+        import torch
+
+        def gather(a, grid, flag):
+            N, C, iH, iW = a.shape
+            _, oH, oW, two = grid.shape
+            index_dtype = torch.int32 if flag else torch.int64
+            xs = grid[..., 0]
+            v = torch.where(xs > 0, xs.to(dtype=index_dtype), 0).view(N, 1, oH, oW)
+            N_idx = torch.arange(N).view(N, 1, 1, 1)
+            C_idx = torch.arange(C).view(1, C, 1, 1)
+            return a[N_idx, C_idx, v, v]
+    """)
+    assert findings == []
