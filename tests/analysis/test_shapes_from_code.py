@@ -448,3 +448,32 @@ def test_where_of_a_value_of_unknown_dtype_is_of_unknown_dtype_not_the_condition
             return a[N_idx, C_idx, v, v]
     """)
     assert findings == []
+
+
+def test_a_parameter_a_call_leaves_out_with_no_default_is_unknown_not_built_from_its_annotation():
+    # super().__init__() without the config Base requires raises TypeError; the Config() its
+    # annotation would build is no value the call passed, and its width no certain error.
+    _, findings = analyzed("""
+        from dataclasses import dataclass
+
+        import torch
+        from torch import nn
+
+        @dataclass
+        class Config:
+            width: int = 768
+
+        class Base(nn.Module):
+            def __init__(self, config: Config):
+                super().__init__()
+                self.width = config.width
+
+        class Layer(Base):
+            def __init__(self, config: Config):
+                super().__init__()
+                self.fc = nn.Linear(512, 512)
+
+            def forward(self, x):
+                return self.fc(x.reshape(-1, self.width))
+    """)
+    assert findings == []
