@@ -477,3 +477,27 @@ def test_a_parameter_a_call_leaves_out_with_no_default_is_unknown_not_built_from
                 return self.fc(x.reshape(-1, self.width))
     """)
     assert findings == []
+
+
+def test_dims_named_in_two_functions_are_not_said_to_differ_but_one_unpack_says_so():
+    _, findings = analyzed("""
+        import torch
+
+        def positions(x):
+            token_size = x.size(1)
+            return torch.arange(token_size).float()
+
+        def rotate(x, pos):
+            B, H, N, D = x.size()
+            return x * pos.view(1, 1, -1, 1)
+
+        def attend(hidden, q):
+            hidden = hidden.reshape(hidden.shape[0], -1, 64)  # the token count unknown
+            q = q.reshape(q.shape[0], 8, -1, 8)
+            return rotate(q, positions(hidden))
+
+        def mixed_up(x):
+            B, T, C = x.shape
+            return x + torch.ones(B, C)
+    """)
+    assert findings == [(19, "SC112")]
