@@ -24,7 +24,7 @@ class AutoEncoder(nn.Module):
         )
 
     def forward(self, x):
-        return self.decoder(self.encoder(x))  # expect: SC106
+        return self.decoder(self.encoder(x))  # expect: SC113
 
 
 def reconstruct():

@@ -135,9 +135,12 @@ def result_dtypes(spec: OpSpec, args: tuple, kwargs: dict,
     if spec.dtype is None:
         return None
     try:
-        return spec.dtype(*args, dialect=dialect, **kwargs)
+        found = spec.dtype(*args, dialect=dialect, **kwargs)
     except Exception:  # arguments the dtype rule cannot read: the dtype is unknown
         return (None,)
+    # The rule's None is "not known" (where(cond, t, 0) with t's dtype unknown), never
+    # "input 0's dtype": input 0 of where is the bool condition.
+    return (None,) if found is None else found
 
 
 def returns_tuple(spec: OpSpec | None, result: Result | None) -> bool:

@@ -111,7 +111,8 @@ def test_functional_layers_use_the_runtime_rules_and_torch_agrees():
     worse = F.linear(z, torch.randn(5, 11))
     """
     found = analyze_source(textwrap.dedent(source), "t.py", AnalysisSettings())
-    assert sorted((f.line, f.code) for f in found) == [(9, "SC106"), (10, "SC106")]
+    # A conv given the wrong channels is a layer-input mismatch; a linear is a matmul.
+    assert sorted((f.line, f.code) for f in found) == [(9, "SC113"), (10, "SC106")]
     x = torch.randn(8, 3, 32, 32)
     y = F.conv2d(x, torch.randn(16, 3, 3, 3), padding=1, stride=2)
     z = F.linear(F.max_pool2d(y, 2).flatten(1), torch.randn(10, 16 * 8 * 8))

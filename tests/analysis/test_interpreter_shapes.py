@@ -232,7 +232,7 @@ CASES = {
         y = conv(torch.randn(2, 3, 32, 32)) + torch.zeros(2, 8, 32, 31)
         z = emb(torch.randint(0, 100, (4, 7))) @ torch.zeros(15, 2)
         w = conv(torch.randn(2, 4, 32, 32))
-        """, [(6, "SC101"), (7, "SC106"), (8, "SC106")]),
+        """, [(6, "SC101"), (7, "SC106"), (8, "SC113")]),
     "explicit outer products and np.outer are not findings": (
         """
         import numpy as np

@@ -496,3 +496,74 @@ def test_a_dict_handed_to_a_function_that_rebinds_or_passes_it_on_is_unknown_aft
     # Neither callee only edits its parameter in place: what a and b hold after is unknown
     # (taken from the callee, a would hold 4 and b 3, both wrong).
     assert findings == []
+
+
+def test_where_of_a_value_of_unknown_dtype_is_of_unknown_dtype_not_the_conditions_bool():
+    # A bool result would make v a mask, and a mask of rank 4 fills all four dims of a.
+    _, findings = analyzed("""
+        import torch
+
+        def gather(a, grid, flag):
+            N, C, iH, iW = a.shape
+            _, oH, oW, two = grid.shape
+            index_dtype = torch.int32 if flag else torch.int64
+            xs = grid[..., 0]
+            v = torch.where(xs > 0, xs.to(dtype=index_dtype), 0).view(N, 1, oH, oW)
+            N_idx = torch.arange(N).view(N, 1, 1, 1)
+            C_idx = torch.arange(C).view(1, C, 1, 1)
+            return a[N_idx, C_idx, v, v]
+    """)
+    assert findings == []
+
+
+def test_a_parameter_a_call_leaves_out_with_no_default_is_unknown_not_built_from_its_annotation():
+    # super().__init__() without the config Base requires raises TypeError; the Config() its
+    # annotation would build is no value the call passed, and its width no certain error.
+    _, findings = analyzed("""
+        from dataclasses import dataclass
+
+        import torch
+        from torch import nn
+
+        @dataclass
+        class Config:
+            width: int = 768
+
+        class Base(nn.Module):
+            def __init__(self, config: Config):
+                super().__init__()
+                self.width = config.width
+
+        class Layer(Base):
+            def __init__(self, config: Config):
+                super().__init__()
+                self.fc = nn.Linear(512, 512)
+
+            def forward(self, x):
+                return self.fc(x.reshape(-1, self.width))
+    """)
+    assert findings == []
+
+
+def test_dims_named_in_two_functions_are_not_said_to_differ_but_one_unpack_says_so():
+    _, findings = analyzed("""
+        import torch
+
+        def positions(x):
+            token_size = x.size(1)
+            return torch.arange(token_size).float()
+
+        def rotate(x, pos):
+            B, H, N, D = x.size()
+            return x * pos.view(1, 1, -1, 1)
+
+        def attend(hidden, q):
+            hidden = hidden.reshape(hidden.shape[0], -1, 64)  # the token count unknown
+            q = q.reshape(q.shape[0], 8, -1, 8)
+            return rotate(q, positions(hidden))
+
+        def mixed_up(x):
+            B, T, C = x.shape
+            return x + torch.ones(B, C)
+    """)
+    assert findings == [(19, "SC112")]

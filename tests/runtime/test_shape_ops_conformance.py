@@ -183,6 +183,24 @@ def test_reshape_infers_symbolic_minus_one():
     assert err.value.message == "shape '[B + 1, 4]' is invalid for input of size 4*B"
 
 
+def test_a_minus_one_whose_cofactor_does_not_divide_fails_for_every_size_zero_included():
+    """(n, 45, h, w).view(n, -1, 4, h, w): 45 is no multiple of 4, and with no elements the
+    -1 is ambiguous: both libraries refuse it for every n, h, w, as the rule says."""
+    torch = pytest.importorskip("torch")
+    n, h, w = sym("n"), sym("h"), sym("w")
+    for dialect in (TORCH, NUMPY):
+        with pytest.raises(ShapeError):
+            reshaping.reshape((n, 45, h, w), (n, -1, 4, h, w), dialect=dialect)
+        assert reshaping.reshape((n, 48, h, w), (n, -1, 4, h, w), dialect=dialect).shape == \
+            (n, 12, 4, h, w)
+    for sizes in ((0, 2, 2), (2, 0, 3), (1, 1, 1), (2, 3, 5)):
+        a, b, c = sizes
+        with pytest.raises(RuntimeError):
+            torch.zeros(a, 45, b, c).view(a, -1, 4, b, c)
+        with pytest.raises(ValueError):
+            np.zeros((a, 45, b, c)).reshape(a, -1, 4, b, c)
+
+
 # ---------------------------------------------------------------------------
 # axis moves
 # ---------------------------------------------------------------------------

@@ -469,6 +469,10 @@ class Constraints:
             first, second = self.named_symbols[a], self.named_symbols[b]
             if first.name == second.name or a in second.derived_from or b in first.derived_from:
                 continue  # the same name twice, or one computed from the other
+            if first.scope and second.scope and first.scope != second.scope:
+                # Named by two functions (N in one helper, token_size in another): no place in
+                # the code holds both names, so nothing the code says makes them differ.
+                continue
             if not self.symbol_roots(a) & self.symbol_roots(b):
                 continue  # dims of two inputs: that they fit is the caller's precondition
             if any(not fails(dict(generic, **{n: size})) for n in (a, b) for size in stated):

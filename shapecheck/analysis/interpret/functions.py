@@ -465,6 +465,11 @@ class Functions:
                 elif name in kwargs:
                     value = kwargs[name] if is_informative(kwargs[name]) else \
                         self.param_value(param, func, given=True)
+                elif by_call and param.default is None:
+                    # A call that leaves out a parameter with no default raises TypeError:
+                    # nothing is known of it (super().__init__() for a base that takes config
+                    # is no config built from the annotation).
+                    value = UNKNOWN_VALUE
                 else:
                     value = self.param_value(param, func, by_call=by_call)
                 if not is_informative(args[i]) if i < len(args) else name not in kwargs or \
@@ -474,6 +479,9 @@ class Functions:
             for param in params.kwonly_params:
                 name = param.name.value
                 value = kwargs.get(name)
+                if value is None and by_call and param.default is None:
+                    scope.vars[name] = UNKNOWN_VALUE  # left out, with no default: TypeError
+                    continue
                 scope.vars[name] = value if value is not None and is_informative(value) else \
                     self.param_value(param, func, given=value is not None, by_call=by_call)
             # **kwargs holds the keywords the call gave beyond the named parameters (none,

@@ -72,7 +72,7 @@ def _channels_error(x: Shape, weight: Shape, expected: Dim, header: str) -> None
     if widths_differ(x[1], expected):
         raise layer_error(f"{header}, weight of size {torch_size(weight)}, expected input"
                           f"{torch_size(x)} to have {expected} channels, but got {x[1]} channels "
-                          "instead", "RuntimeError", x, weight, kind="matmul", dim=1)
+                          "instead", "RuntimeError", x, weight, dim=1)
 
 
 def _rank(x: Shape, n: int, name: str) -> bool:

@@ -105,7 +105,9 @@ def reshape(shape: Shape, newshape: Sequence[Dim] | Dim, *, dialect: Dialect, op
         raise mismatch()
     inferred = exact_div(size, known)
     if inferred is None:
-        if isinstance(size, int) and isinstance(known, int):
+        if isinstance(size, int) and isinstance(known, int) or _cofactors_differ(size, known):
+            # (n, 45, h, w).view(n, -1, 4, h, w): 45 is no multiple of 4 for any n, h, w; and
+            # when n*h*w is 0 the -1 is ambiguous, which both libraries refuse as well.
             raise mismatch()
         inferred = _cancel_div(size, known)
     out = list(newshape)
@@ -120,6 +122,14 @@ def _monomial(d: Dim) -> tuple[int, list[str]] | None:
         mono, coeff = d.terms[0]
         return coeff, list(mono)
     return None
+
+
+def _cofactors_differ(a: Dim, b: Dim) -> bool:
+    """a and b are monomials with the same symbols, whose numbers do not divide."""
+    ma, mb = _monomial(a), _monomial(b)
+    if ma is None or mb is None or mb[0] <= 0 or ma[0] < 0:
+        return False
+    return sorted(ma[1]) == sorted(mb[1]) and ma[0] % mb[0] != 0
 
 
 def _cancel_div(a: Dim, b: Dim) -> Dim:
