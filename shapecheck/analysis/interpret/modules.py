@@ -49,7 +49,7 @@ LAYER_BUFFERS = frozenset({"running_mean", "running_var"})
 """Tensors a layer keeps that are no Parameters (a norm's running statistics)."""
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
-from .recurrent import RECURRENT
+from .recurrent import RECURRENT, state_shapes
 
 
 def _runtime_arg(value: Value):
@@ -61,16 +61,6 @@ def _runtime_arg(value: Value):
     if isinstance(value, TupleValue):
         return tuple(_runtime_arg(item) for item in value.items)
     return DIM_UNKNOWN
-
-
-def _state_shapes(value: Value, pair: bool):
-    """An RNN's h0 (or LSTM's (h0, c0)) as shapes; None when any shape is unknown."""
-    items = value.items if pair and isinstance(value, TupleValue) else (value,)
-    if len(items) != (2 if pair else 1) or not all(
-            isinstance(v, AbstractArray) and v.shape is not None for v in items):
-        return None
-    shapes = tuple(tuple(v.shape) for v in items)
-    return shapes if pair else shapes[0]
 
 
 # Layers whose forward reads more than one input (masks, states, indices, offsets); the
@@ -362,7 +352,7 @@ class Modules:
         arrays = args[:2] if layer.kind == "Bilinear" else args[:1]
         options = {}
         if layer.kind in ("RNN", "GRU", "LSTM") and len(args) == 2:
-            options["hx"] = _state_shapes(args[1], pair=layer.kind == "LSTM")
+            options["hx"] = state_shapes(args[1], pair=layer.kind == "LSTM")
             if options["hx"] is None:
                 return UNKNOWN_VALUE
         elif len(arrays) != len(args):

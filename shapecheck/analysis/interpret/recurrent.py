@@ -31,7 +31,7 @@ def _flag(value: Value, default: bool):
     return None
 
 
-def _state(value: Value, pair: bool):
+def state_shapes(value: Value, pair: bool):
     """h0 (or LSTM's (h0, c0)) as shapes; None when any is unknown."""
     items = value.items if pair and isinstance(value, TupleValue) else (value,)
     if len(items) != (2 if pair else 1) or not all(
@@ -60,7 +60,7 @@ class Recurrent:
         packed = args[0]
         hx = None
         if len(args) == 2:
-            hx = _state(args[1], pair=layer.kind == "LSTM")
+            hx = state_shapes(args[1], pair=layer.kind == "LSTM")
             if hx is None:
                 return UNKNOWN_VALUE
         if packed.data.shape is None:
@@ -147,4 +147,4 @@ class Recurrent:
         return UNKNOWN_VALUE
 
 
-__all__ = ["PACKING", "RECURRENT", "Recurrent"]
+__all__ = ["PACKING", "RECURRENT", "Recurrent", "state_shapes"]
