@@ -495,8 +495,15 @@ class Functions:
                     _holds_array(v) for v in extra) else UNKNOWN_VALUE
             if isinstance(params.star_kwarg, cst.Param):
                 named = {p.name.value for p in (*positional, *params.kwonly_params)}
-                scope.vars[params.star_kwarg.name.value] = UNKNOWN_VALUE if more else DictValue(
-                    tuple((k, v) for k, v in kwargs.items() if k not in named))
+                # On its own, a builder's **kwargs is empty only as in a call with no
+                # arguments, which a parameter with no default rules out (net(weights,
+                # **kwargs)): then the caller's keywords may be any. (A method's **kwargs stays
+                # empty: forward(self, x, **kwargs) hands them on to layers.)
+                required = not by_call and func.owner is None and any(
+                    p.default is None and p.name.value not in kwargs
+                    for p in (*positional[len(args):], *params.kwonly_params))
+                scope.vars[params.star_kwarg.name.value] = UNKNOWN_VALUE if more or required \
+                    else DictValue(tuple((k, v) for k, v in kwargs.items() if k not in named))
         finally:
             self.frame.scope = saved
         given = {p.name.value for p in positional[:len(args)]} | set(kwargs)
