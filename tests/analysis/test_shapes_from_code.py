@@ -567,3 +567,23 @@ def test_dims_named_in_two_functions_are_not_said_to_differ_but_one_unpack_says_
             return x + torch.ones(B, C)
     """)
     assert findings == [(19, "SC112")]
+
+
+def test_a_loop_that_only_reads_data_items_runs_to_its_fixed_point_not_item_by_item():
+    # Each dtype on its own would reach the complex-only branch the test guards with
+    # np.issubdtype; a range() count and modules are still walked in turn.
+    shapes, findings = analyzed("""
+        import numpy as np
+
+        for t in np.float32, np.complex64:
+            A = np.ones((2, 2)).astype(t)
+            if np.issubdtype(A.dtype, np.complexfloating):
+                A += 10j * np.ones((2, 2))
+
+        x = np.ones((3, 4))
+        for _ in range(3):
+            x = np.concatenate([x, x])
+        grown = x * 1.0
+    """)
+    assert findings == []
+    assert shapes["x * 1.0"] == {"(24, 4)"}

@@ -19,6 +19,8 @@ from ...runtime.dims import UNKNOWN
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
+    Alternatives,
+    ClassValue,
     ConstValue,
     DictValue,
     InstanceValue,
@@ -29,9 +31,10 @@ from ..values import (
     PartialDict,
     TupleValue,
     Value,
+    is_module,
     join_values,
 )
-from .env import DictView
+from .env import DictView, PartialValue
 from .names import LIST_MUTATORS, NON_MUTATING_BUILTINS
 
 UNROLL_ITEMS = 64
@@ -40,6 +43,43 @@ UNROLL_ITEMS = 64
 UNROLL_BUDGET = 2000
 """Loop bodies the analysis of one function or class (with the calls it makes) may walk item by
 item; past it, loops run to a fixed point."""
+
+
+_BUILDERS = frozenset({"append", "extend", "insert", "add_module", "register_module",
+                       "register_buffer", "register_parameter", "setattr", "update"})
+
+
+class _BuildsFinder(cst.CSTVisitor):
+    """Whether a loop body fills a container or registers modules: ``layers.append(...)``,
+    ``layers += [...]``, ``setattr(self, ...)``, ``self.blocks[name] = ...``."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else \
+            func.value if isinstance(func, cst.Name) else None
+        self.found = self.found or name in _BUILDERS
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.found = self.found or isinstance(node.operator, cst.AddAssign) and \
+            isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.found = self.found or isinstance(node.target, cst.Subscript)
+
+
+def _builds(body: cst.CSTNode) -> bool:
+    finder = _BuildsFinder()
+    body.visit(finder)
+    return finder.found
+
+
+def _holds_module(value: Value) -> bool:
+    if isinstance(value, TupleValue):
+        return any(_holds_module(item) for item in value.items)
+    return is_module(value) or isinstance(value, (Alternatives, ClassValue, PartialValue))
 
 
 def _breaks(statements) -> bool:
@@ -190,8 +230,16 @@ class Containers:
         """Walk the loop once per item when the items are known (see the module's docstring);
         False when it must run to a fixed point instead."""
         items = self.items_of(iterated)
-        if items is None or node.asynchronous is not None or _breaks(node.body.body) or \
-                not self.may_unroll(len(items)):
+        if items is None or node.asynchronous is not None or _breaks(node.body.body):
+            return False
+        if items and not all(isinstance(item, IntValue) for item in items) and \
+                not any(_holds_module(item) for item in items) and not _builds(node.body):
+            # Data a loop only reads (shapes, dtypes, indices a test runs through): which item
+            # a branch or an except in the body was written for is not followed, so each item
+            # on its own could make a finding of a path it never takes. Its fixed point. (A
+            # count, range(3), and modules or a container the body fills are walked in turn.)
+            return False
+        if not self.may_unroll(len(items)):
             return False  # (no items: the body never runs, the else does)
         for item in items:
             self.flow = None
