@@ -264,12 +264,8 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
     """
     import libcst as cst  # not loaded by a warm cached lint, which only hashes files
 
-    try:
-        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
-            return None
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+    data = _small_file(path)
+    if data is None:
         return None
     digest = content_digest(data)
     outline = _outline(data, digest)
@@ -289,6 +285,17 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
                       (digest, kept))
 
 
+def _small_file(path: str) -> bytes | None:
+    """The bytes of a file small enough to import from; None when too big or unreadable."""
+    try:
+        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
 def file_binds(path: str, name: str) -> bool:
     """Whether a top-level statement of the file at ``path`` binds ``name``.
 
@@ -296,12 +303,8 @@ def file_binds(path: str, name: str) -> bool:
     makes one (``from .conv import conv`` rebinds the submodule's name to the
     function), and the submodule only otherwise.
     """
-    try:
-        if os.path.getsize(path) > MAX_IMPORTED_BYTES:
-            return False
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+    data = _small_file(path)
+    if data is None:
         return False
     outline = _outline(data, content_digest(data))
     return outline is not None and any(name in statement[2] for statement in outline[1])
