@@ -32,7 +32,8 @@ MAX_IMPORT_DEPTH = 2
 """A imports B imports C: C's own imports are unknown."""
 
 MAX_IMPORTED_MODULES = 24
-"""Project files loaded for one analyzed file; the rest of its imports are unknown."""
+"""Project files loaded for one analyzed file (a file counts once, whichever of its names
+each import needs); the rest of its imports are unknown."""
 
 MAX_IMPORTED_BYTES = 200_000
 """A bigger imported file is unknown: its module level alone would cost more than the importer."""

@@ -77,7 +77,7 @@ class SharedModule:
             return False
         if not keys.isdisjoint(session.cut_short):
             return False
-        return len(session.loaded.keys() | keys) < MAX_IMPORTED_MODULES
+        return len(session.dependencies.keys() | self.dependencies.keys()) <= MAX_IMPORTED_MODULES
 
 
 @dataclass(eq=False)
@@ -320,7 +320,8 @@ class ProjectImports:
             return session.reached(target.directory)
         if _depth(session.loading) > MAX_IMPORT_DEPTH:
             return None  # too far: unknown
-        if target.path in session.loading or len(session.loaded) >= MAX_IMPORTED_MODULES:
+        if target.path in session.loading or target.path not in session.dependencies and \
+                len(session.dependencies) >= MAX_IMPORTED_MODULES:
             session.refusals += 1
             return None  # a cycle, or over the budget: unknown
         if names is not None and not names:
