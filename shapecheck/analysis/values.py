@@ -103,7 +103,10 @@ class AbstractArray:
     ``assumed_rank`` marks a rank taken from how the code indexes an array of
     unknown rank (``boxes[:, 0]`` needs at least 2 dims; taken as exactly 2),
     and everything computed from it: its shapes are for the coverage and for
-    the shapes further on, and no error rests on them.
+    the shapes further on, and no error rests on them. ``shape_of`` is the
+    storage of an array of unknown rank whose shape this one has (a norm
+    layer's or an activation's output, ``x.float()``): when the code later
+    says this one's rank, it has said that array's too.
     """
 
     shape: tuple | None
@@ -116,6 +119,7 @@ class AbstractArray:
     requires_grad: bool = False
     alias: Alias | None = field(default=None, compare=False)
     assumed_rank: bool = False
+    shape_of: int | None = None
 
     @property
     def ndim(self) -> int | None:
@@ -130,14 +134,29 @@ class AbstractArray:
 
     def with_shape(self, shape: tuple | None, **changes: Any) -> "AbstractArray":
         changes.setdefault("tail", ())
+        if shape is not None:
+            changes.setdefault("shape_of", None)
         return replace(self, shape=None if shape is None else tuple(shape), **changes)
 
     def derived(self, shape: tuple | None, origin: Origin | None, **changes: Any) -> "AbstractArray":
         """A new array computed from this one: provenance flags reset unless given."""
         base = dict(shape=None if shape is None else tuple(shape), origin=origin, tail=(),
-                    explicit_axis=False, reduced=None, alias=None)
+                    explicit_axis=False, reduced=None, alias=None, shape_of=None)
         base.update(changes)
         return replace(self, **base)
+
+
+def shape_root(value: Any) -> int | None:
+    """The storage of unknown rank whose shape ``value`` has: its own (a parameter nothing
+    described), or the one a shape-keeping op passed on (``norm(x)``, ``x.float()``)."""
+    if not isinstance(value, AbstractArray) or value.shape is not None:
+        return None
+    if value.shape_of is not None:
+        return value.shape_of
+    alias = value.alias
+    if alias is not None and alias.view == "base" and alias.storage is not None:
+        return alias.storage.id
+    return None
 
 
 @dataclass(frozen=True)

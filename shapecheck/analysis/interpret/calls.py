@@ -39,6 +39,7 @@ from ..values import (
     TupleValue,
     Value,
     join_values,
+    shape_root,
     shape_value,
 )
 from .builtins import math_result, str_method
@@ -422,7 +423,8 @@ class Calls:
             if shape_keeping and args and isinstance(args[0], AbstractArray):
                 return args[0].derived(args[0].shape, self.origin(node), library=lib,
                                        dtype=dtype, reduced=args[0].reduced,
-                                       explicit_axis=args[0].explicit_axis, tail=args[0].tail)
+                                       explicit_axis=args[0].explicit_axis, tail=args[0].tail,
+                                       shape_of=shape_root(args[0]))
             return AbstractArray(None, None, lib, self.origin(node))
         if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):
@@ -603,7 +605,8 @@ class Calls:
         if array.shape is None or any(a is FAIL for a in conv_args) or any(
                 a is FAIL for a in conv_kwargs.values()) or self.lookup(name, dialect) is None:
             if self.keeps_shape(name) or keep_provenance or name in CONVERSIONS:
-                return replace(array, origin=origin, dtype=dtype, alias=None)
+                return replace(array, origin=origin, dtype=dtype, alias=None,
+                               shape_of=shape_root(array))
             if array.shape is not None and name in REDUCE_OPS and self.lookup(name, dialect) is None:
                 reduced = self.fallback_reduce(node, array, name, args, kwargs, dialect, dtype)
                 if reduced is not None:

@@ -28,7 +28,7 @@ from ...runtime.dims import UNKNOWN, Sym, atoms, format_shape, substitute, sym
 from ...runtime.nn.base import Layer
 from ...runtime.nn.sizes import BatchedInput
 from ...runtime.verdicts import ShapeError
-from ..values import UNKNOWN_VALUE, AbstractArray, IntValue, Value
+from ..values import UNKNOWN_VALUE, AbstractArray, IntValue, Value, shape_root
 
 # Distinct sizes for a rerun: primes past any size code writes as a literal, so that no
 # product or sum of them meets a concrete dim by chance.
@@ -401,22 +401,21 @@ class Constraints:
     def rebind_holders(self, current: AbstractArray, refine) -> AbstractArray:
         """Every name of this scope that holds ``current`` (or the same base storage, still of
         unknown rank: ``identity = x``) holds ``refine`` of it from here on."""
-        storage = current.alias.storage if current.alias is not None and \
-            current.alias.view == "base" else None
-        if storage is not None and current.shape is None:
-            refined = refine(current)
-            if refined.shape is not None:
-                self.frame.refinements.setdefault(storage.id, refined)
-                self.refined_storages.add(storage.id)
-                if self.coverage is not None:
-                    self.coverage.refine(storage.id, refined)
+        root = shape_root(current)
+        refined = refine(current)
+        if root is not None and refined.shape is not None:
+            # Of the storage itself, or of the one whose shape it kept (``norm(x)``, taken by
+            # a block that unpacks three dims: x has three).
+            self.frame.refinements.setdefault(root, replace(refined, shape_of=None))
+            self.refined_storages.add(root)
+            if self.coverage is not None:
+                self.coverage.refine(root, refined)
         scope = self.frame.scope
         for name, value in list(scope.vars.items()):
-            if value is current or storage is not None and isinstance(value, AbstractArray) \
-                    and value.shape is None and value.alias is not None and \
-                    value.alias.storage == storage and value.alias.view == "base":
-                scope.vars[name] = refine(value)
-        return refine(current)
+            if value is current or root is not None and isinstance(value, AbstractArray) and \
+                    shape_root(value) == root:
+                scope.vars[name] = replace(refine(value), shape_of=None)
+        return replace(refined, shape_of=None)
 
     def symbol_roots(self, name: str, seen: frozenset = frozenset()) -> frozenset:
         """Where a named dim comes from in the end: the array whose shape named it (or the

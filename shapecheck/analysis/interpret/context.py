@@ -119,6 +119,10 @@ class Context:
         self.last_dict_exits: dict = {}
         self.last_refinements: dict = {}
         self.refined_storages: set[int] = set()  # unknown parameters whose rank code said
+        self.last_roots: dict = {}  # parameter -> the storage of unknown rank it was bound to
+        # Parameter (its node's id) -> what every returning path of its body said it is, when
+        # nothing else describes it: the second walk of the body starts from that.
+        self.param_seeds: dict[int, Any] = {}
         self.active: list[int] = []
         self.specializations = 0
         self.unrolled = 0  # loop bodies walked once per item (containers.py)

@@ -208,6 +208,9 @@ class Frame:
     refinements: dict = field(default_factory=dict)
     """Storage id -> the first refined value of an array of unknown rank (its layer or index
     said its rank): for a parameter, what the caller's argument must be."""
+    exit_refinements: list = field(default_factory=list)
+    """The refinements at each ``return``: what holds when the body ends is what they all
+    and the end of the body (when it falls through) say."""
     function: Any = None
     """The FunctionValue whose body runs in this frame (None at module level): ``super()``."""
     dict_params: frozenset = frozenset()

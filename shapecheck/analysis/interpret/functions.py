@@ -29,6 +29,7 @@ from ..values import (
     TupleValue,
     Value,
     join_values,
+    shape_root,
 )
 from .context import callee_name, disables_grad
 from .dicts import edited_in_place
@@ -38,6 +39,7 @@ from .env import (
     PartialValue,
     Scope,
     is_informative,
+    join_refinements,
     sharing_key,
     specialization_key,
 )
@@ -118,18 +120,24 @@ def _defaults_reach_body(node: cst.FunctionDef) -> bool:
 _CALLEE_DIM = re.compile(r"^[\w.#]+\.shape\[\d+\]$")
 
 
-def _param_refinements(node: cst.FunctionDef, frame: Frame) -> dict:
-    """Parameter index (or keyword-only name) -> the refined value of that parameter, for
-    the parameters whose rank the body said."""
+def _param_roots(node: cst.FunctionDef, scope: Scope) -> dict:
+    """Parameter index (or keyword-only name) -> the storage of unknown rank whose shape its
+    value has as bound: its own, or the caller's array a shape-keeping op passed on."""
     params = node.params
-    found: dict = {}
+    roots: dict = {}
     for i, param in enumerate((*params.posonly_params, *params.params)):
-        if id(param) in frame.refinements:
-            found[i] = frame.refinements[id(param)]
+        roots[i] = shape_root(scope.vars.get(param.name.value))
     for param in params.kwonly_params:
-        if id(param) in frame.refinements:
-            found[param.name.value] = frame.refinements[id(param)]
-    return found
+        roots[param.name.value] = shape_root(scope.vars.get(param.name.value))
+    return {where: root for where, root in roots.items() if root is not None}
+
+
+def _param_refinements(roots: dict, frame: Frame, falls_through: bool) -> dict:
+    """Parameter index (or keyword-only name) -> the refined value of that parameter, for
+    the parameters whose rank the body said on every path that returns."""
+    exits = frame.exit_refinements + ([frame.refinements] if falls_through else [])
+    agreed = join_refinements({}, exits)
+    return {where: agreed[root] for where, root in roots.items() if root in agreed}
 
 
 def _atom_names(dim) -> set[str]:
@@ -214,8 +222,7 @@ class Functions:
                 current = kwargs.get(where)
                 holder = next((a.value for a in node.args if a.keyword is not None
                                and a.keyword.value == where), None)
-            if not (isinstance(current, AbstractArray) and current.shape is None and
-                    current.alias is not None and holder is not None):
+            if shape_root(current) is None or holder is None:
                 continue
             text = self.refined_text(holder)
             for i, dim in enumerate(value.shape):
@@ -335,7 +342,46 @@ class Functions:
                          by_call: bool) -> Value:
         """The body run with these arguments. ``by_call`` when a call gave them: a parameter
         it left out then certainly has its default; without a call (a summary, a built
-        module's forward on an input nobody describes) another caller may give anything."""
+        module's forward on an input nobody describes) another caller may give anything.
+
+        A parameter nothing described whose rank every returning path of the body said (``B,
+        T, C = x.shape``; a conv, or a callee that unpacks, taking x) has that rank from the
+        first line: the body runs once more from there, as the walk that learned it had read
+        x as of unknown rank before (``x + self.attn(self.norm(x))``). Its dims are the ones
+        this walk found, with these arguments (another instance's conv has other channels).
+        """
+        result = self.walk_function(func, args, kwargs, by_call)
+        seeds = self.own_param_ranks(func.node)
+        if not seeds or self.specializations >= MAX_SPECIALIZATIONS:
+            return result
+        said = self.last_refinements
+        saved, self.param_seeds = self.param_seeds, {**self.param_seeds, **seeds}
+        try:
+            result = self.walk_function(func, args, kwargs, by_call)
+        finally:
+            self.param_seeds = saved
+        # What the first walk learned of them is still what a caller's argument must be.
+        self.last_refinements = {**said, **self.last_refinements}
+        return result
+
+    def own_param_ranks(self, node: cst.FunctionDef) -> dict:
+        """Parameter (its node's id) -> its refined value, for the parameters bound to an array
+        of their own (nothing described them) whose rank the last walk's body said."""
+        params = node.params
+        positional = (*params.posonly_params, *params.params)
+        seeds = {}
+        for where, refined in self.last_refinements.items():
+            param = positional[where] if isinstance(where, int) else next(
+                p for p in params.kwonly_params if p.name.value == where)
+            # A rank taken from how the body indexes it is a guess: not spread to the reads
+            # before the index.
+            if self.last_roots.get(where) == id(param) and refined.shape is not None and \
+                    not refined.assumed_rank:
+                seeds[id(param)] = refined
+        return seeds
+
+    def walk_function(self, func: FunctionValue, args: list, kwargs: dict,
+                      by_call: bool) -> Value:
         node: cst.FunctionDef = func.node
         scope = Scope(func.scope, "function")
         saved_frame, saved_flow = self.frame, self.flow
@@ -352,6 +398,7 @@ class Functions:
         self.caller_storages.append((frozenset(), frozenset()))
         try:
             self.bind_params(node, scope, args, kwargs, func, by_call)
+            roots = _param_roots(node, scope)
             self.frame.dict_params = frozenset(
                 p.name.value for p in (*node.params.posonly_params, *node.params.params)
                 if isinstance(scope.vars.get(p.name.value), DictValue) and
@@ -383,7 +430,8 @@ class Functions:
         out = returns[0]
         for value in returns[1:]:
             out = join_values(out, value)
-        self.last_refinements = _param_refinements(node, frame)
+        self.last_refinements = _param_refinements(roots, frame, ended is None)
+        self.last_roots = roots
         params = node.params
         own = {id(p) for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         if isinstance(out, AbstractArray) and out.alias is not None and \
@@ -534,6 +582,18 @@ class Functions:
                 return FloatValue() if _is_float(param.annotation.annotation) else value
             if id(param) in self.sized_params:
                 return IntValue(sym(param.name.value))  # used as a size: an int nobody names
+            ranked = self.param_seeds.get(id(param))
+            if ranked is not None:
+                # Its rank as the body says on every path, its dims symbols nobody named unless
+                # the body named them. An unpack says nothing of its library (nor that it is
+                # no list of lists), a layer does.
+                said = ranked.alias.storage if ranked.alias is not None else None
+                if said is not None and not said.is_array:
+                    storage = replace(storage, is_array=False)
+                    self.unknown_params.add(storage.id)
+                self.refined_storages.add(storage.id)
+                return replace(ranked, shape_of=None, alias=Alias(
+                    storage, "base", deps=frozenset({storage.id})))
             if self.namespace_uses is None:
                 self.namespace_uses = namespace_names(self.source,
                                                       "torch" in self.array_libraries)

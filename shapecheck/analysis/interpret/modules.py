@@ -42,6 +42,7 @@ from ..values import (
     Storage,
     TupleValue,
     Value,
+    shape_root,
 )
 from .env import LAYER_ATTR
 
@@ -149,7 +150,8 @@ class Modules:
         if FAIL in converted or FAIL in options.values():
             if nn_functional_keeps_shape(name) and args[0] is x:
                 # F.layer_norm(x, self.normalized_shape, ...) with a width unknown: x's shape.
-                return AbstractArray(x.shape, x.dtype, "torch", origin, tail=x.tail)
+                return AbstractArray(x.shape, x.dtype, "torch", origin, tail=x.tail,
+                                     shape_of=shape_root(x))
             return AbstractArray(None, x.dtype if name != "embedding" else None, "torch", origin)
         operands = list(zip(args, arg_nodes))
         try:
@@ -347,8 +349,9 @@ class Modules:
         origin = self.origin(node)
         # An embedding looks rows up in its float weight: the output is float, whatever the ids.
         dtype = "float32" if layer.kind in ("Embedding", "EmbeddingBag") else x.dtype
-        unknown = AbstractArray(None, dtype, "torch", origin,
-                                tail=x.tail if layer_keeps_shape(layer.kind) else ())
+        keeps = layer_keeps_shape(layer.kind)
+        unknown = AbstractArray(None, dtype, "torch", origin, tail=x.tail if keeps else (),
+                                shape_of=shape_root(x) if keeps else None)
         arrays = args[:2] if layer.kind == "Bilinear" else args[:1]
         options = {}
         if layer.kind in ("RNN", "GRU", "LSTM") and len(args) == 2:
@@ -405,7 +408,8 @@ class Modules:
             # The leading dims pass through unknown; what follows them is the layer's.
             if not result.shape or result.shape[0] is not DIM_UNKNOWN:
                 return AbstractArray(None, dtype, "torch", origin)
-            return AbstractArray(None, dtype, "torch", origin, tail=tuple(result.shape[1:]))
+            return AbstractArray(None, dtype, "torch", origin, tail=tuple(result.shape[1:]),
+                                 shape_of=shape_root(x) if keeps else None)
         return AbstractArray(result.shape, dtype, "torch", origin)
 
     def call_layer_with_inputs(self, node, layer: LayerValue, args: list, kwargs: dict,

@@ -128,6 +128,7 @@ class Statements:
         elif isinstance(node, cst.Return):
             value = self.eval(node.value) if node.value is not None else ConstValue(None)
             self.frame.returns.append(value)
+            self.frame.exit_refinements.append(dict(self.frame.refinements))
             if self.frame.dict_params:
                 self.frame.dict_exits.append({n: self.frame.scope.vars.get(n)
                                               for n in self.frame.dict_params})
@@ -223,7 +224,7 @@ class Statements:
         """Run each path from the same environment and join the ones that fall through."""
         vars_before = dict(self.frame.scope.vars)
         effects_before = self.effect_state()
-        refinements_before = self.frame.refinements
+        refinements_before = dict(self.frame.refinements)
         results = []
         effects = []
         refinements = []
@@ -279,6 +280,7 @@ class Statements:
 
     def fixed_point(self, enter, body: Iterable[cst.CSTNode]) -> None:
         before = dict(self.frame.scope.vars)
+        refinements_before = dict(self.frame.refinements)
         state = before
         for iteration in range(MAX_LOOP_ITERATIONS):
             self.frame.scope.vars = dict(state)
@@ -308,10 +310,13 @@ class Statements:
             enter()
             self.exec_block(body)
         self.frame.scope.vars = join_envs(before, state)
+        # The body may run no time: a rank it said holds on no path the loop guarantees.
+        self.frame.refinements = refinements_before
         self.flow = None
 
     def stmt_Try(self, node: cst.Try) -> None:
         before = dict(self.frame.scope.vars)
+        refinements_before = dict(self.frame.refinements)
         self.flow = None
         caught = set()
         for handler in node.handlers:
@@ -353,6 +358,9 @@ class Statements:
             self.branches([handler_path(h) for h in node.handlers] or [lambda: None])
             if not node.handlers:
                 self.flow = body_flow
+        if node.handlers:
+            # A handler may run from any point of the body, before the rank it said.
+            self.frame.refinements = refinements_before
         if node.finalbody is not None:
             saved = self.flow
             self.flow = None
