@@ -1,0 +1,147 @@
+"""A parameter nothing describes has the rank its body says on every returning path, from the
+body's first line; a norm's or activation's output says the rank of the array it kept the
+shape of. Ranks said on some paths only (a loop body, a try with handlers, after an early
+return) say nothing."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.analysis.test_shapes_from_code import analyzed
+
+BLOCK = """
+    import torch
+    from torch import nn
+
+    class Attention(nn.Module):
+        def __init__(self, dim, num_heads=8):
+            super().__init__()
+            self.num_heads = num_heads
+            self.qkv = nn.Linear(dim, dim * 3)
+            self.proj = nn.Linear(dim, dim)
+
+        def forward(self, x):
+            B, N, C = x.shape
+            qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, C // self.num_heads)
+            q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+            x = ((q @ k.transpose(-2, -1)).softmax(dim=-1) @ v).transpose(1, 2).reshape(B, N, C)
+            return self.proj(x)
+
+    class Block(nn.Module):
+        def __init__(self, dim, num_heads=8):
+            super().__init__()
+            self.norm1 = nn.LayerNorm(dim)
+            self.attn = Attention(dim, num_heads)
+            self.drop = nn.Dropout(0.1)
+
+        def forward(self, x):
+            x = x + self.drop(self.attn(self.norm1(x)))
+            return x.permute(PERMUTE)
+"""
+
+
+def test_a_callee_that_unpacks_the_norm_of_x_says_the_rank_of_x_from_the_first_line():
+    shapes, findings = analyzed(BLOCK.replace("PERMUTE", "0, 2, 1"))
+    assert findings == []
+    # (The walk that learned it had seen them of unknown rank.)
+    assert "(B, N, dim)" in shapes["x + self.drop(self.attn(self.norm1(x)))"]
+    assert "(B, dim, N)" in shapes["x.permute(0, 2, 1)"]
+
+
+def test_a_permute_of_four_dims_after_the_block_is_an_error_for_every_input():
+    _, findings = analyzed(BLOCK.replace("PERMUTE", "0, 2, 1, 3"))
+    line = textwrap.dedent(BLOCK).splitlines().index("        return x.permute(PERMUTE)") + 1
+    assert findings == [(line, "SC111")]
+
+
+def test_the_permute_error_is_torchs_for_any_input_the_block_takes():
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    code = compile(textwrap.dedent(BLOCK.replace("PERMUTE", "0, 2, 1, 3")), "block.py", "exec")
+    exec(code, namespace)  # the test's own code, not user input
+    block = namespace["Block"](16, 4)
+    with pytest.raises(RuntimeError, match="number of dimensions in the tensor input does not match"):
+        block(torch.zeros(2, 5, 16))
+
+
+@pytest.mark.parametrize("body", [
+    # Returns before it says the rank: on that path x may have any.
+    """
+    def f(x, flag):
+        if flag:
+            return x.sum(dim=3)
+        B, N, C = x.shape
+        return x
+    """,
+    # A loop body may run no time.
+    """
+    def f(x, n):
+        y = x.sum(dim=3)
+        for _ in range(n):
+            B, N, C = x.shape
+        return y
+    """,
+    # A handler may run from before the unpack.
+    """
+    def f(x):
+        y = x.sum(dim=3)
+        try:
+            B, N = x.shape
+        except ValueError:
+            pass
+        return y
+    """,
+    # A rank taken from how the body indexes x is a guess: not spread to the reads before.
+    """
+    def f(x):
+        y = x.sum(dim=3)
+        return y, x[:, 0]
+    """,
+])
+def test_a_rank_said_on_some_paths_only_says_nothing_of_the_parameter(body):
+    _, findings = analyzed("import torch\n" + textwrap.dedent(body))
+    assert findings == []
+
+
+def test_a_rank_said_on_every_returning_path_holds_before_it_too():
+    # x.sum(dim=3) needs 4 dims, the unpack 3: no input gets through both.
+    _, findings = analyzed("""
+        import torch
+
+        def f(x):
+            y = x.sum(dim=3)
+            B, N, C = x.shape
+            return y
+    """)
+    assert findings == [(5, "SC111")]
+
+
+def test_each_instance_of_a_block_has_its_own_channels_at_the_first_line():
+    # The rank the conv says of x is every instance's; its channels are this instance's.
+    _, findings = analyzed("""
+        import torch
+        from torch import nn
+
+        class Res(nn.Module):
+            def __init__(self, cin, cout):
+                super().__init__()
+                self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+                self.down = nn.Conv2d(cin, cout, 1)
+
+            def forward(self, x):
+                y = self.conv(x)
+                return y + self.down(x)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.Sequential(Res(64, 64), Res(64, 96), Res(96, 128))
+
+            def forward(self, x):
+                return self.layers(x)
+
+        net = Net()
+    """)
+    assert findings == []
