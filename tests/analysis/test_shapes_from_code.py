@@ -587,3 +587,21 @@ def test_a_loop_that_only_reads_data_items_runs_to_its_fixed_point_not_item_by_i
     """)
     assert findings == []
     assert shapes["x * 1.0"] == {"(24, 4)"}
+
+
+def test_an_attention_mask_or_a_norm_weight_nobody_knows_leaves_the_output_shape():
+    shapes, findings = analyzed("""
+        import torch
+        import torch.nn.functional as F
+
+        def f(mask, w):
+            q = torch.zeros(4, 16, 8)
+            k = torch.zeros(4, 16, 6)
+            a = F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+            b = F.layer_norm(q, (8,), w)
+            c = F.scaled_dot_product_attention(q, k, k, attn_mask=mask)
+            return a, b, c
+    """)
+    assert shapes["F.scaled_dot_product_attention(q, q, q, attn_mask=mask)"] == {"(4, 16, 8)"}
+    assert shapes["F.layer_norm(q, (8,), w)"] == {"(4, 16, 8)"}
+    assert findings == [(10, "SC113")]  # q's 8 features against k's 6: whatever the mask

@@ -4,12 +4,21 @@ convolution whose padding mode nobody knows: each checked against real torch."""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import pytest
 
 from shapecheck.runtime.dims import UNKNOWN
-from shapecheck.runtime.nn import LAYERS, build, functional, is_layer_subclass
+from shapecheck.runtime.nn import (
+    CHECK_ONLY,
+    FUNCTIONAL,
+    LAYERS,
+    build,
+    functional,
+    is_layer_subclass,
+    with_unknowns_left_out,
+)
 from shapecheck.runtime.nn.base import parameter_shape
 from shapecheck.runtime.verdicts import ShapeError
 
@@ -77,6 +86,38 @@ def test_norm_functionals_agree_with_torch(name, args, kwargs, real):
 def test_the_norm_functionals_answer_some_error_and_some_shape():
     verdicts = {_ours(name, args, kwargs)[0] for name, args, kwargs, _ in CASES}
     assert verdicts == {"ok", "error", "unknown"}
+
+
+Q, K, V = (2, 3, 5, 8), (2, 3, 7, 8), (2, 3, 7, 4)
+ATTENTION_CASES = [
+    ("scaled_dot_product_attention", (Q, K, V), {"attn_mask": (5, 7)},
+     lambda: F.scaled_dot_product_attention(_tensor(Q), _tensor(K), _tensor(V), attn_mask=_tensor((5, 7)))),
+    ("scaled_dot_product_attention", (Q, K, V), {"attn_mask": (5, 6)},
+     lambda: F.scaled_dot_product_attention(_tensor(Q), _tensor(K), _tensor(V), attn_mask=_tensor((5, 6)))),
+    ("scaled_dot_product_attention", ((3, 5, 8), (3, 7, 6), (3, 7, 4)), {"attn_mask": (5, 7)},
+     lambda: F.scaled_dot_product_attention(_tensor((3, 5, 8)), _tensor((3, 7, 6)), _tensor((3, 7, 4)),
+                                            attn_mask=_tensor((5, 7)))),
+    ("scaled_dot_product_attention", (Q, K, V), {"dropout_p": 0.0, "scale": 0.5},
+     lambda: F.scaled_dot_product_attention(_tensor(Q), _tensor(K), _tensor(V), dropout_p=0.0, scale=0.5)),
+]
+_NOBODY_KNOWS = object()
+
+
+@pytest.mark.parametrize("name, args, kwargs, real", CASES + ATTENTION_CASES)
+def test_an_argument_that_only_adds_checks_left_out_keeps_torchs_shape(name, args, kwargs, real):
+    """CHECK_ONLY's claim: with those arguments unknown, the output is the shape torch gives
+    when the call succeeds, and an error without their checks is torch's error with them."""
+    names = list(inspect.signature(FUNCTIONAL[name]).parameters)
+    assert CHECK_ONLY[name] <= set(names)
+    unknown_args = [_NOBODY_KNOWS if names[i] in CHECK_ONLY[name] else a for i, a in enumerate(args)]
+    unknown_kwargs = {k: _NOBODY_KNOWS if k in CHECK_ONLY[name] else v for k, v in kwargs.items()}
+    left_args, left_kwargs = with_unknowns_left_out(name, unknown_args, unknown_kwargs, _NOBODY_KNOWS)
+    assert _NOBODY_KNOWS not in left_args and _NOBODY_KNOWS not in left_kwargs.values()
+    ours, theirs = _ours(name, left_args, left_kwargs), _theirs(real)
+    if theirs[0] == "ok":
+        assert ours in (theirs, ("unknown", None))
+    elif ours[0] == "error":
+        assert theirs[0] == "error"
 
 
 LAYER_CASES = [

@@ -9,7 +9,7 @@ from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
 from ...runtime.dims import format_shape
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.nn import LOSSES
+from ...runtime.nn import LOSSES, with_unknowns_left_out
 from ...runtime.nn import build as build_layer
 from ...runtime.nn import functional as nn_functional
 from ...runtime.nn import functional_keeps_shape as nn_functional_keeps_shape
@@ -147,6 +147,7 @@ class Modules:
                 converted[position] = None
         if name == "embedding":
             options["dtype"] = x.dtype
+        converted, options = with_unknowns_left_out(name, converted, options, FAIL)
         if FAIL in converted or FAIL in options.values():
             if nn_functional_keeps_shape(name) and args[0] is x:
                 # F.layer_norm(x, self.normalized_shape, ...) with a width unknown: x's shape.

@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (they register themselves)
            rnn,
 )
 from .base import (
+    CHECK_ONLY,
     CONTAINERS,
     FUNCTIONAL,
     LAYERS,
@@ -37,8 +38,10 @@ from .base import (
     functional_keeps_shape,
     is_layer_subclass,
     keeps_shape,
+    with_unknowns_left_out,
 )
 from .loss import FUNCTIONAL_LOSSES, LOSSES, loss
 
-__all__ = ["CONTAINERS", "FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
-           "functional", "functional_keeps_shape", "is_layer_subclass", "keeps_shape", "loss"]
+__all__ = ["CHECK_ONLY", "CONTAINERS", "FUNCTIONAL", "FUNCTIONAL_LOSSES", "LAYERS", "LOSSES", "RETURNS_SELF", "Layer", "build",
+           "functional", "functional_keeps_shape", "is_layer_subclass", "keeps_shape", "loss",
+           "with_unknowns_left_out"]

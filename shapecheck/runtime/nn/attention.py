@@ -18,6 +18,7 @@ from ..dims import Dim, Shape, add, dims_equal, eq, floordiv, mul, product
 from ..rules.broadcast import broadcast_shapes
 from ..verdicts import Result, ShapeError
 from .base import (
+    CHECK_ONLY,
     FUNCTIONAL,
     NOT_GIVEN,
     Layer,
@@ -266,6 +267,7 @@ def scaled_dot_product_attention(query: Shape, key: Shape, value: Shape, attn_ma
 
 
 FUNCTIONAL["scaled_dot_product_attention"] = scaled_dot_product_attention
+CHECK_ONLY["scaled_dot_product_attention"] = frozenset({"attn_mask", "dropout_p", "scale"})
 
 
 # --------------------------------------------------------------------------- Transformer layers

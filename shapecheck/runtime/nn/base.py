@@ -10,6 +10,7 @@ shapes and answer a Result, a ShapeError, or None when the shape is unknown.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -172,6 +173,28 @@ def parameter_shape(layer: Layer, name: str) -> Shape | None:
         return rule(layer, name) if rule is not None else None
     except (KeyError, TypeError, NotModelled):
         return None  # a flag or size the constructor was not given as a constant
+
+
+CHECK_ONLY: dict[str, frozenset[str]] = {}
+"""Functional name -> its arguments that never change the output's shape, only add checks (a
+norm's affine weight, an attention mask, a dropout rate): with one of them unknown, the
+output is what the call gives without it, or the call fails."""
+
+
+def with_unknowns_left_out(name: str, args: list, kwargs: dict, unknown: Any) -> tuple[list, dict]:
+    """``args`` and ``kwargs`` with each ``unknown`` one that only adds checks set to its
+    default (its checks left out); the others as they are."""
+    rule, neutral = FUNCTIONAL.get(name), CHECK_ONLY.get(name, frozenset())
+    if rule is None or not neutral:
+        return args, kwargs
+    parameters = inspect.signature(rule).parameters
+    names = list(parameters)
+
+    def left_out(name: str | None, value: Any) -> Any:
+        return parameters[name].default if value is unknown and name in neutral else value
+
+    args = [left_out(names[i] if i < len(names) else None, value) for i, value in enumerate(args)]
+    return args, {key: left_out(key, value) for key, value in kwargs.items()}
 
 
 def functional(name: str, *args: Any, **kwargs: Any) -> Result | None:

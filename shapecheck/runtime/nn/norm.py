@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..dims import Shape, eq, product
 from ..verdicts import Result, RuleWarning
 from .base import (
+    CHECK_ONLY,
     FUNCTIONAL,
     FUNCTIONAL_KEEPS_SHAPE,
     NOT_GIVEN,
@@ -343,6 +344,10 @@ FUNCTIONAL.update(layer_norm=layer_norm_functional, rms_norm=rms_norm_functional
                   instance_norm=instance_norm_functional)
 FUNCTIONAL_KEEPS_SHAPE.update({"layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm",
                                "local_response_norm"})
+# (Not the running statistics: batch_norm in eval mode needs them given.)
+_AFFINE = frozenset({"weight", "bias", "eps"})
+CHECK_ONLY.update(layer_norm=_AFFINE, rms_norm=frozenset({"weight", "eps"}), group_norm=_AFFINE,
+                  batch_norm=_AFFINE | {"momentum"}, instance_norm=_AFFINE | {"momentum"})
 
 
 # --------------------------------------------------------------------------- parameters and buffers
