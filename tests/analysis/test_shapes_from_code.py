@@ -605,3 +605,29 @@ def test_an_attention_mask_or_a_norm_weight_nobody_knows_leaves_the_output_shape
     assert shapes["F.scaled_dot_product_attention(q, q, q, attn_mask=mask)"] == {"(4, 16, 8)"}
     assert shapes["F.layer_norm(q, (8,), w)"] == {"(4, 16, 8)"}
     assert findings == [(10, "SC113")]  # q's 8 features against k's 6: whatever the mask
+
+
+def test_a_builder_merging_its_defaults_with_dict_builds_the_model_it_names():
+    # timm's builders: dict(model_args, **kwargs), the caller's keywords over the defaults.
+    source = """
+        import torch
+        from torch import nn
+
+        class Net(nn.Module):
+            def __init__(self, width, num_classes=10):
+                super().__init__()
+                self.conv = nn.Conv2d(3, width, 3)
+                self.fc = nn.Linear(FC_IN, num_classes)
+
+            def forward(self, x):
+                return self.fc(self.conv(x).mean((2, 3)))
+
+        def _create(variant, **kwargs):
+            return Net(**kwargs)
+
+        def net8(**kwargs):
+            model_args = dict(width=8, num_classes=5)
+            return _create("net8", **dict(model_args, **kwargs))
+    """
+    assert analyzed(source.replace("FC_IN", "width"))[1] == []
+    assert analyzed(source.replace("FC_IN", "16"))[1] == [(19, "SC106")]

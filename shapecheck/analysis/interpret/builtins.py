@@ -22,7 +22,7 @@ from ..values import (
     Value,
 )
 from .env import StrMethod
-from .names import OPERATOR_FUNCTIONS
+from .names import MORE_KEYWORDS, OPERATOR_FUNCTIONS
 
 # math's functions of numbers: those that answer an int, and those that answer a float.
 _MATH_INTS = frozenset({"floor", "ceil", "trunc", "isqrt", "gcd", "lcm", "comb", "perm",
@@ -101,6 +101,16 @@ def _to_int(name: str, value: Value) -> Value:
     return UNKNOWN_VALUE  # round() of an array is an array
 
 
+def _dict_of(args: list, kwargs: dict) -> Value:
+    """``dict(k=v)``, ``dict(model_args, **kwargs)``: the mapping's items, the keywords over
+    them; unknown when the mapping or the keywords are (``**extra`` of unknown keys)."""
+    if MORE_KEYWORDS in kwargs or len(args) > 1 or args and not isinstance(args[0], DictValue):
+        return UNKNOWN_VALUE
+    merged = dict(args[0].items) if args else {}
+    merged.update(kwargs)
+    return DictValue(tuple(merged.items()))
+
+
 class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "isinstance" and len(args) == 2:
@@ -120,7 +130,7 @@ class Builtins:
                 return args[0].attrs[args[1].value]
             return UNKNOWN_VALUE
         if name == "dict":
-            return DictValue(tuple(kwargs.items())) if not args else UNKNOWN_VALUE
+            return _dict_of(args, kwargs)
         if name == "len" and args:
             value = args[0]
             items = self.items_of(value)
