@@ -68,3 +68,19 @@ def test_only_the_named_definitions_and_what_they_read_are_parsed_at_their_own_l
     assert parsed.positions[used.body.body[0]].start.line == 7
     everything = read_project_file(str(tmp_path / "lib.py"))
     assert len(everything.module.body) == 5
+
+
+def test_the_import_budget_counts_files_not_the_name_sets_imported_from_them(tmp_path):
+    # A package's __init__ re-exports from a few files; each import of other names from one of
+    # them is that same file again, not a file more (MAX_IMPORTED_MODULES of them were cut off).
+    from shapecheck.analysis.api import AnalysisSettings, analyze_source
+    from shapecheck.analysis.project import MAX_IMPORTED_MODULES
+
+    count = MAX_IMPORTED_MODULES + 2
+    helpers = "import numpy as np\n" + "".join(
+        f"\ndef make{i}():\n    return np.zeros(({i + 2}, 4))\n" for i in range(count))
+    imports = "".join(f"from lib.helpers import make{i}\n" for i in range(count))
+    main = f"import numpy as np\n{imports}\nx = make{count - 1}() + np.zeros((5,))\n"
+    write(tmp_path, {"lib/__init__.py": "", "lib/helpers.py": helpers, "app.py": main})
+    findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in findings] == [(count + 3, "SC101")]
