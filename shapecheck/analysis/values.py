@@ -437,7 +437,9 @@ def join_values(a: Value, b: Value) -> Value:
     """The value a name has after two control-flow paths meet: what both agree on."""
     if isinstance(a, AbstractArray) and isinstance(b, AbstractArray) and a.alias != b.alias:
         alias = join_alias(a.alias, b.alias)
-        a, b = replace(a, alias=alias), replace(b, alias=alias)
+        # x, or a norm of x: both have x's shape, whatever the storage they end up in.
+        kept = shape_root(a) if shape_root(a) == shape_root(b) else None
+        a, b = replace(a, alias=alias, shape_of=kept), replace(b, alias=alias, shape_of=kept)
     if a is b or a == b:
         return a
     if isinstance(a, AbstractArray) and isinstance(b, AbstractArray):
@@ -452,7 +454,9 @@ def join_values(a: Value, b: Value) -> Value:
                              explicit_axis=a.explicit_axis and b.explicit_axis,
                              reduced=a.reduced if a.reduced == b.reduced else None,
                              requires_grad=a.requires_grad or b.requires_grad,
-                             alias=a.alias, assumed_rank=a.assumed_rank or b.assumed_rank)
+                             alias=a.alias, assumed_rank=a.assumed_rank or b.assumed_rank,
+                             shape_of=a.shape_of if shape is None and
+                             a.shape_of == b.shape_of else None)
     if isinstance(a, FloatValue) and (isinstance(b, FloatValue) or isinstance(b, ConstValue)
                                       and type(b.value) is float) or isinstance(b, FloatValue) \
             and isinstance(a, ConstValue) and type(a.value) is float:

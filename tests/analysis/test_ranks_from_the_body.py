@@ -145,3 +145,44 @@ def test_each_instance_of_a_block_has_its_own_channels_at_the_first_line():
         net = Net()
     """)
     assert findings == []
+
+
+def test_a_module_of_the_code_that_returns_its_inputs_shape_passes_the_rank_on():
+    # A norm subclass whose forward returns F.layer_norm(x), a dropout that may return x itself:
+    # what the caller's unpack says of x, it says of their outputs, and a callee that unpacks
+    # their output says it of x.
+    shapes, findings = analyzed("""
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class LN(nn.LayerNorm):
+            def forward(self, x):
+                return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+        class Drop(nn.Module):
+            def forward(self, x):
+                if not self.training:
+                    return x
+                return F.dropout(x, 0.1)
+
+        class Heads(nn.Module):
+            def forward(self, x):
+                B, N, C = x.shape
+                return x.view(B, N, 4, C // 4)
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.norm = LN(dim)
+                self.drop = Drop()
+                self.heads = Heads()
+
+            def forward(self, x):
+                y = self.drop(self.norm(x))
+                h = self.heads(y)
+                return x + y
+    """)
+    assert findings == []
+    assert "(B, N, C)" in shapes["self.drop(self.norm(x))"]
+    assert "(B, N, C)" in shapes["x + y"]

@@ -120,6 +120,8 @@ class Context:
         self.last_refinements: dict = {}
         self.refined_storages: set[int] = set()  # unknown parameters whose rank code said
         self.last_roots: dict = {}  # parameter -> the storage of unknown rank it was bound to
+        self.last_kept_shape: Any = None  # the parameter whose shape the returned array has
+        self.kept_shape: dict[tuple, Any] = {}  # per summary key: that parameter
         # Parameter (its node's id) -> what every returning path of its body said it is, when
         # nothing else describes it: the second walk of the body starts from that.
         self.param_seeds: dict[int, Any] = {}

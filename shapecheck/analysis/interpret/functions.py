@@ -140,6 +140,22 @@ def _param_refinements(roots: dict, frame: Frame, falls_through: bool) -> dict:
     return {where: agreed[root] for where, root in roots.items() if root in agreed}
 
 
+def _kept_shape(node: cst.FunctionDef, roots: dict, out: Value):
+    """The parameter (index or keyword-only name) nothing described whose shape the returned
+    array has, known or not; None when it has no such parameter's."""
+    root = shape_root(out)
+    if root is None:
+        return None
+    params = node.params
+    positional = (*params.posonly_params, *params.params)
+    for where, bound in roots.items():
+        param = positional[where] if isinstance(where, int) else next(
+            p for p in params.kwonly_params if p.name.value == where)
+        if bound == root == id(param):
+            return where
+    return None
+
+
 def _atom_names(dim) -> set[str]:
     """Every atom of a dim, ``x.shape[0]`` included (runtime.dims.atoms keeps identifiers)."""
     if not isinstance(dim, Sym):
@@ -195,13 +211,41 @@ class Functions:
             else:
                 result = self.function_summary(func)
                 key = (id(func), "summary")
+                result = self.adopt_kept_shape(self.kept_shape.get(key), args, kwargs, result,
+                                               node)
                 return self.adopt_refinements(self.refined_by.get(key, {}), args, kwargs,
                                               node, result)
         else:
             self.standalone(func)
             result = self.specialize(func, args, kwargs, node)
         key = self.specialization_key_of(func, args, kwargs)
+        result = self.adopt_kept_shape(self.kept_shape.get(key), args, kwargs, result, node)
         return self.adopt_refinements(self.refined_by.get(key, {}), args, kwargs, node, result)
+
+    def adopt_kept_shape(self, where, args: list, kwargs: dict, result: Value,
+                         node: cst.CSTNode | None) -> Value:
+        """The callee returns an array of its parameter's shape (a norm's forward, a dropout
+        that may return its input): the caller's result has its argument's shape, known or not,
+        and a rank said of one later is said of the other."""
+        if where is None:
+            return result
+        arg = args[where] if isinstance(where, int) else kwargs.get(where)
+        root = shape_root(arg)
+        if root is None:
+            return result
+        if isinstance(result, AbstractArray) and result.shape is None:
+            return replace(result, shape_of=root)
+        if result is UNKNOWN_VALUE and node is not None:
+            # The callee's own walk left it unknown, computed from a parameter it knew nothing
+            # of: a new array made from the argument, an array only as much as that one is.
+            made = None
+            if arg.alias is not None and arg.alias.storage is not None:
+                made = Alias(Storage(id(node), self.text(node, 30),
+                                     is_array=arg.alias.storage.is_array),
+                             "base", deps=arg.alias.deps)
+            return AbstractArray(None, None, arg.library, self.origin(node), tail=arg.tail,
+                                 alias=made, shape_of=root)
+        return result
 
     def adopt_refinements(self, refined: dict, args: list, kwargs: dict, node,
                           result: Value) -> Value:
@@ -230,6 +274,9 @@ class Functions:
                     if _CALLEE_DIM.match(atom):
                         renames[atom] = sym(f"{text}[{i}]")
             dims = tuple(substitute(d, renames) for d in value.shape)
+            if isinstance(result, AbstractArray) and result.shape is None and \
+                    result.shape_of is not None and result.shape_of == shape_root(current):
+                result = result.with_shape(dims)
             self.refine_array(current, holder, dims, library=value.library,
                               assumed=value.assumed_rank)
         if not renames:
@@ -261,6 +308,7 @@ class Functions:
             try:
                 result = self.analyze_function(func, args, kwargs, by_call=True)
                 self.refined_by[key] = self.last_refinements
+                self.kept_shape[key] = self.last_kept_shape
                 self.dict_exits[key] = self.last_dict_exits
             finally:
                 captured = self.capture.pop()
@@ -331,6 +379,7 @@ class Functions:
                 # once more with those as ints, so the layers it builds have symbolic sizes.
                 result = self.analyze_function(func, args, {}, by_call=False)
             self.refined_by[key] = self.last_refinements
+            self.kept_shape[key] = self.last_kept_shape
         finally:
             self.suppress -= expected
             self.no_grad = saved_no_grad
@@ -432,6 +481,7 @@ class Functions:
             out = join_values(out, value)
         self.last_refinements = _param_refinements(roots, frame, ended is None)
         self.last_roots = roots
+        self.last_kept_shape = _kept_shape(node, roots, out)
         params = node.params
         own = {id(p) for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         if isinstance(out, AbstractArray) and out.alias is not None and \
@@ -582,18 +632,8 @@ class Functions:
                 return FloatValue() if _is_float(param.annotation.annotation) else value
             if id(param) in self.sized_params:
                 return IntValue(sym(param.name.value))  # used as a size: an int nobody names
-            ranked = self.param_seeds.get(id(param))
-            if ranked is not None:
-                # Its rank as the body says on every path, its dims symbols nobody named unless
-                # the body named them. An unpack says nothing of its library (nor that it is
-                # no list of lists), a layer does.
-                said = ranked.alias.storage if ranked.alias is not None else None
-                if said is not None and not said.is_array:
-                    storage = replace(storage, is_array=False)
-                    self.unknown_params.add(storage.id)
-                self.refined_storages.add(storage.id)
-                return replace(ranked, shape_of=None, alias=Alias(
-                    storage, "base", deps=frozenset({storage.id})))
+            if id(param) in self.param_seeds:
+                return self.seeded(param, storage)
             if self.namespace_uses is None:
                 self.namespace_uses = namespace_names(self.source,
                                                       "torch" in self.array_libraries)
@@ -606,8 +646,23 @@ class Functions:
             return AbstractArray(None, None, library,
                                  alias=Alias(storage, "base", deps=frozenset({storage.id})))
         if isinstance(value, AbstractArray) and value.alias is None:
+            if value.shape is None and id(param) in self.param_seeds:
+                return self.seeded(param, storage)  # x: torch.Tensor, unpacked B, N, C
             return replace(value, alias=Alias(storage, "base", deps=frozenset({storage.id})))
         return value
+
+    def seeded(self, param: cst.Param, storage: Storage) -> AbstractArray:
+        """The parameter as its body says it is on every returning path: its rank, its dims
+        symbols nobody named unless the body named them. An unpack says nothing of its
+        library (nor that it is no list of lists), a layer does."""
+        ranked = self.param_seeds[id(param)]
+        said = ranked.alias.storage if ranked.alias is not None else None
+        if said is not None and not said.is_array:
+            storage = replace(storage, is_array=False)
+            self.unknown_params.add(storage.id)
+        self.refined_storages.add(storage.id)
+        return replace(ranked, shape_of=None, alias=Alias(storage, "base",
+                                                          deps=frozenset({storage.id})))
 
     def param_value(self, param: cst.Param, func: FunctionValue, given: bool = False,
                     by_call: bool = False) -> Value:
