@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import collections.abc
 
+import libcst as cst
+
 from ...runtime.nn import CONTAINERS, LOSSES, is_layer_subclass
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ..imports import canonical
@@ -81,6 +83,16 @@ def _python_type(value: Value) -> type | None:
     return None
 
 
+def _plain_callable(value: Value) -> bool:
+    """A function of the code, or a module class of the code with no metaclass of its own:
+    an object no iteration, indexing or mapping works on (an Enum class would iterate)."""
+    if isinstance(value, FunctionValue):
+        return True
+    return isinstance(value, ClassValue) and value.is_nn_module and \
+        isinstance(value.node, cst.ClassDef) and \
+        not any(k.keyword is not None for k in value.node.keywords)
+
+
 def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
     """``isinstance(kernel_size, list)``, ``isinstance(x, torch.Tensor)``, ``isinstance(cfg,
     Sequence)`` for a value whose Python type is known: ints, floats, constants, tuples and
@@ -94,6 +106,8 @@ def _builtin_instance(value: Value, classinfo: Value) -> bool | None:
             return value.library == _ARRAY_TYPES[qualname]
         return False if known is not None else None  # a list, a dict, a number is no array
     if qualname in _ABSTRACT_TYPES:
+        if known is None and _plain_callable(value):
+            return False  # to_ntuple(4)(BasicBlock): a block class is no sequence to copy
         return None if known is None else issubclass(known, _ABSTRACT_TYPES[qualname])
     kind = _BUILTIN_TYPES.get(qualname)
     if kind is None:
