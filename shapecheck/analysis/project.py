@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 MAX_IMPORT_DEPTH = 2
 """A imports B imports C: C's own imports are unknown."""
 
-MAX_IMPORTED_MODULES = 24
+MAX_IMPORTED_MODULES = 40
 """Project files loaded for one analyzed file (a file counts once, whichever of its names
 each import needs); the rest of its imports are unknown."""
 
