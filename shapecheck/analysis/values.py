@@ -397,6 +397,32 @@ class Alternatives:
     items: tuple
 
 
+@dataclass(frozen=True)
+class TupleChoice:
+    """A tuple of constants that is one of several, as branches left it: ``names +=
+    ("img_size",)`` on one path only. A loop over it runs once per tuple, each as a path of
+    its own; anything else done with it is done with an unknown value."""
+
+    items: tuple  # the TupleValues, each of constants
+
+
+def _constants(value: Any) -> bool:
+    return isinstance(value, TupleValue) and all(
+        isinstance(item, ConstValue) or isinstance(item, IntValue) and isinstance(item.value, int)
+        for item in value.items)
+
+
+def _join_tuples(a: Any, b: Any) -> Any:
+    options: list = []
+    for side in (a, b):
+        for option in side.items if isinstance(side, TupleChoice) else (side,):
+            if option not in options:
+                options.append(option)
+    if len(options) > MAX_ALTERNATIVES:
+        return UNKNOWN_VALUE
+    return options[0] if len(options) == 1 else TupleChoice(tuple(options))
+
+
 def is_module(value: Any) -> bool:
     """A torch layer, or an instance of a module class of the code."""
     return isinstance(value, LayerValue) or isinstance(value, InstanceValue) and \
@@ -416,7 +442,7 @@ def _join_modules(a: Any, b: Any) -> Any:
 
 Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
               DictValue, PartialDict, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
-              ClassValue, InstanceValue, BoundMethod, Alternatives]
+              ClassValue, InstanceValue, BoundMethod, Alternatives, TupleChoice]
 
 
 def join_dims(a: Dim, b: Dim) -> Dim:
@@ -465,6 +491,10 @@ def join_values(a: Value, b: Value) -> Value:
         return IntValue(join_dims(a.value, b.value))
     if is_bool(a) and is_bool(b):
         return UNKNOWN_BOOL
+    if all(_constants(v) or isinstance(v, TupleChoice) for v in (a, b)) and not (
+            isinstance(a, TupleValue) and isinstance(b, TupleValue) and
+            len(a.items) == len(b.items)):
+        return _join_tuples(a, b)  # names, or names + ("img_size",)
     if isinstance(a, Iterable) or isinstance(b, Iterable):
         # A list filled in a loop meets the list before the loop: any length, any of the items.
         items = [v for side in (a, b) for v in (

@@ -46,12 +46,14 @@ item; past it, loops run to a fixed point."""
 
 
 _BUILDERS = frozenset({"append", "extend", "insert", "add_module", "register_module",
-                       "register_buffer", "register_parameter", "setattr", "update"})
+                       "register_buffer", "register_parameter", "setattr", "update", "setdefault",
+                       "pop"})
 
 
 class _BuildsFinder(cst.CSTVisitor):
     """Whether a loop body fills a container or registers modules: ``layers.append(...)``,
-    ``layers += [...]``, ``setattr(self, ...)``, ``self.blocks[name] = ...``."""
+    ``layers += [...]``, ``setattr(self, ...)``, ``self.blocks[name] = ...``, a dict's
+    ``setdefault(name, ...)`` or ``pop(name)`` by the loop's keys."""
 
     def __init__(self) -> None:
         self.found = False

@@ -10,9 +10,18 @@ constant string, a method not listed here) makes it unknown, as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
-from ..values import UNKNOWN_VALUE, ConstValue, DictValue, PartialDict, Value
+from ..values import (
+    UNKNOWN_VALUE,
+    ConstValue,
+    DictValue,
+    PartialDict,
+    Value,
+    join_values,
+)
 
 DICT_EDITS = frozenset({"pop", "setdefault", "update"})
 _DICT_METHODS = DICT_EDITS | {"get", "keys", "values", "items"}
@@ -22,14 +31,14 @@ def _key(value: Value) -> str | None:
     return value.value if isinstance(value, ConstValue) and isinstance(value.value, str) else None
 
 
-def _without(d: DictValue, key: str) -> DictValue:
-    return DictValue(tuple((k, v) for k, v in d.items if k != key))
+def _parts(d: DictValue | PartialDict) -> tuple[dict, dict]:
+    """The keys every path put in, and those only some did, with their values."""
+    return dict(d.items), dict(d.maybe) if isinstance(d, PartialDict) else {}
 
 
-def _with(d: DictValue, key: str, value: Value) -> DictValue:
-    if d.get(key) is None:
-        return DictValue(d.items + ((key, value),))
-    return DictValue(tuple((k, value if k == key else v) for k, v in d.items))
+def _made(sure: dict, maybe: dict) -> DictValue | PartialDict:
+    return PartialDict(tuple(sure.items()), tuple(maybe.items())) if maybe else \
+        DictValue(tuple(sure.items()))
 
 
 class Dicts:
@@ -43,38 +52,43 @@ class Dicts:
             return None
         with self.suppressed():
             holder = self.eval(func.value)
-        if isinstance(holder, PartialDict):  # which keys it holds is not known
-            self.assign(func.value, UNKNOWN_VALUE, node)
-            return UNKNOWN_VALUE
-        if not isinstance(holder, DictValue):
+        if not isinstance(holder, (DictValue, PartialDict)):
             return None
+        sure, maybe = _parts(holder)
         name = func.attr.value
         if name == "update":
             other = args[0] if len(args) == 1 else DictValue(()) if not args else None
             if not isinstance(other, DictValue):
                 self.assign(func.value, UNKNOWN_VALUE, node)
                 return UNKNOWN_VALUE
-            edited = holder
             for key, value in (*other.items, *kwargs.items()):
-                edited = _with(edited, key, value)
-            self.assign(func.value, edited, node)
+                sure[key] = value
+                maybe.pop(key, None)
+            self.assign(func.value, _made(sure, maybe), node)
             return ConstValue(None)
         key = _key(args[0]) if args and not kwargs and len(args) <= 2 else None
         if key is None:
             self.assign(func.value, UNKNOWN_VALUE, node)
             return UNKNOWN_VALUE
-        found = holder.get(key)
         default = args[1] if len(args) == 2 else None
         if name == "pop":
-            self.assign(func.value, _without(holder, key), node)
-            if found is not None:
-                return found
-            return default if default is not None else UNKNOWN_VALUE  # no default: a KeyError
-        # setdefault
-        if found is not None:
+            if key in sure:
+                found = sure.pop(key)
+            elif key in maybe:  # the value some paths put in, or the default (or KeyError)
+                found = join_values(maybe.pop(key), default if default is not None else
+                                    UNKNOWN_VALUE)
+            else:
+                found = default if default is not None else UNKNOWN_VALUE  # no default: KeyError
+            self.assign(func.value, _made(sure, maybe), node)
             return found
+        # setdefault
+        if key in sure:
+            return sure[key]
         value = default if default is not None else ConstValue(None)
-        self.assign(func.value, _with(holder, key, value), node)
+        if key in maybe:
+            value = join_values(maybe.pop(key), value)
+        sure[key] = value
+        self.assign(func.value, _made(sure, maybe), node)
         return value
 
     def dict_store(self, target: cst.Subscript, value: Value, source: cst.CSTNode) -> bool:
@@ -85,23 +99,40 @@ class Dicts:
         with self.suppressed():
             holder = self.eval(target.value)
             key = _key(self.eval(target.slice[0].slice.value))
-        if not isinstance(holder, DictValue) or key is None:
+        if not isinstance(holder, (DictValue, PartialDict)) or key is None:
             return False
-        self.assign(target.value, _with(holder, key, value), source)
+        sure, maybe = _parts(holder)
+        sure[key] = value
+        maybe.pop(key, None)
+        self.assign(target.value, _made(sure, maybe), source)
         return True
 
 
 class _InPlaceUses(cst.CSTVisitor):
     """Counts the uses of a name, and those that only read or edit the dict it holds where it
-    is: ``d[k]``, ``d[k] = v``, ``k in d``, ``d.pop(k)``. A nested function, a ``del`` or any
-    other use (``d = {}``, ``g(d)``, ``e = d``) may put another dict under the name, or the
-    same dict under another one."""
+    is: ``d[k]``, ``d[k] = v``, ``k in d``, ``d.pop(k)``, ``if not d``, and ``g(d)`` for a
+    function ``g`` of the code that only does the same with it (``hands_on(g, i)`` says
+    whether its parameter ``i`` does). A nested function, a ``del`` or any other use (``d =
+    {}``, ``e = d``) may put another dict under the name, or the same dict under another one."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, hands_on: Callable[[str, int], bool] | None = None) -> None:
         self.name = name
         self.uses = 0
         self.allowed: set[int] = set()
         self.other = False
+        self.hands_on = hands_on
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._base(node.expression)  # if not kwargs: return
+
+    def visit_If(self, node: cst.If) -> None:
+        self._base(node.test)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if isinstance(node.operator, (cst.And, cst.Or)):
+            self._base(node.left)
+            self._base(node.right)
 
     def _base(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Name) and node.value == self.name:
@@ -117,6 +148,13 @@ class _InPlaceUses(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _DICT_METHODS:
             self._base(node.func.value)
+        elif isinstance(node.func, cst.Name) and self.hands_on is not None:
+            for i, arg in enumerate(node.args):
+                if arg.keyword is not None or arg.star:
+                    break
+                if isinstance(arg.value, cst.Name) and arg.value.value == self.name and \
+                        self.hands_on(node.func.value, i):
+                    self._base(arg.value)
 
     def visit_ComparisonTarget(self, node: cst.ComparisonTarget) -> None:
         if isinstance(node.operator, (cst.In, cst.NotIn)):
@@ -138,10 +176,11 @@ class _InPlaceUses(cst.CSTVisitor):
         return False
 
 
-def edited_in_place(func: cst.FunctionDef, name: str) -> bool:
+def edited_in_place(func: cst.FunctionDef, name: str,
+                    hands_on: Callable[[str, int], bool] | None = None) -> bool:
     """The body only reads the dict its parameter ``name`` holds, or edits it in place: what
     the name holds when the body ends is what the caller's dict holds after the call."""
-    uses = _InPlaceUses(name)
+    uses = _InPlaceUses(name, hands_on)
     func.body.visit(uses)
     return not uses.other and uses.uses == len(uses.allowed)
 
@@ -149,9 +188,12 @@ def edited_in_place(func: cst.FunctionDef, name: str) -> bool:
 def dict_contains(key: Value, container: Value) -> Value | None:
     """``"groups" in kwargs`` for a dict of known keys; None when it cannot be told."""
     name = _key(key)
-    if name is None or not isinstance(container, DictValue):
+    if name is None or not isinstance(container, (DictValue, PartialDict)):
         return None
-    return ConstValue(container.get(name) is not None)
+    sure, maybe = _parts(container)
+    if name in maybe:
+        return None  # only some paths put it in
+    return ConstValue(name in sure)
 
 
 __all__ = ["DICT_EDITS", "Dicts", "dict_contains", "edited_in_place"]

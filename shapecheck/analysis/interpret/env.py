@@ -18,6 +18,7 @@ from ..values import (
     Iterable,  # noqa: F401  (the interpreter's modules import it from here)
     LayerValue,
     ModuleRef,
+    PartialDict,
     TupleValue,
     Value,
     join_values,
@@ -228,8 +229,8 @@ def is_informative(value: Value) -> bool:
         return value.shape is not None or bool(value.tail)
     if isinstance(value, IntValue):
         return value.value is not UNKNOWN
-    if isinstance(value, (TupleValue, DictValue, LayerValue, InstanceValue, ConstValue,
-                          ClassValue, FunctionValue, ModuleRef, PartialValue)):
+    if isinstance(value, (TupleValue, DictValue, PartialDict, LayerValue, InstanceValue,
+                          ConstValue, ClassValue, FunctionValue, ModuleRef, PartialValue)):
         # A class or a factory handed on is what is called: ``_resnet(BasicBlock, ...)``
         # builds that block, ``norm_layer=nn.BatchNorm2d`` that norm.
         return True

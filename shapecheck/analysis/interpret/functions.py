@@ -450,8 +450,8 @@ class Functions:
             roots = _param_roots(node, scope)
             self.frame.dict_params = frozenset(
                 p.name.value for p in (*node.params.posonly_params, *node.params.params)
-                if isinstance(scope.vars.get(p.name.value), DictValue) and
-                edited_in_place(node, p.name.value))
+                if isinstance(scope.vars.get(p.name.value), (DictValue, PartialDict)) and
+                edited_in_place(node, p.name.value, self.hands_on_in_place(func.scope)))
             owner = scope.vars.get("self") if isinstance(func.owner, ClassValue) else None
             self.caller_storages[-1] = (
                 frozenset(storage_paths(list(scope.vars.values())).values()),
@@ -494,6 +494,20 @@ class Functions:
             if isinstance(declared, AbstractArray):
                 out = declared
         return out
+
+    def hands_on_in_place(self, scope: Scope, depth: int = 0):
+        """Whether ``g(d)`` only reads or edits d in place, for a function g of the code
+        (``_filter_kwargs(kwargs, names)``): its positional parameter does so in its body."""
+        def hands_on(name: str, index: int) -> bool:
+            callee = scope.lookup(name) if depth < 2 else None
+            if not isinstance(callee, FunctionValue) or not isinstance(callee.node, cst.FunctionDef):
+                return False
+            params = callee.node.params
+            positional = (*params.posonly_params, *params.params)
+            return index < len(positional) and edited_in_place(
+                callee.node, positional[index].name.value,
+                self.hands_on_in_place(callee.scope, depth + 1))
+        return hands_on
 
     def sized_count(self, func: FunctionValue) -> int:
         params = func.node.params

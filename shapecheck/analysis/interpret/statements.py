@@ -21,6 +21,7 @@ from ..values import (
     IntValue,
     ModuleRef,
     Origin,
+    TupleChoice,
     TupleValue,
     Value,
     dims_of,
@@ -254,6 +255,14 @@ class Statements:
 
     def stmt_For(self, node: cst.For) -> None:
         iterated = self.eval(node.iter)
+        if isinstance(iterated, TupleChoice):
+            # One tuple or another as branches left it: the loop over each, as paths.
+            self.branches([lambda option=option: self.for_over(node, option)
+                           for option in iterated.items])
+            return
+        self.for_over(node, iterated)
+
+    def for_over(self, node: cst.For, iterated: Value) -> None:
         if self.unrolled_for(node, iterated):
             return
         element = self.element_of(iterated)
