@@ -631,3 +631,95 @@ def test_a_builder_merging_its_defaults_with_dict_builds_the_model_it_names():
     """
     assert analyzed(source.replace("FC_IN", "width"))[1] == []
     assert analyzed(source.replace("FC_IN", "16"))[1] == [(19, "SC106")]
+
+
+BUILDER_WITH_CONFIG = """
+    import collections.abc
+    from itertools import repeat
+
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self, layers, num_classes=10, in_chans=3):
+            super().__init__()
+            self.conv = nn.Conv2d(in_chans, layers[0], 3)
+            self.fc = nn.Linear(FC_IN, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.conv(x).mean((2, 3)))
+
+    def _filter_kwargs(kwargs, names):
+        if not kwargs or not names:
+            return
+        for n in names:
+            kwargs.pop(n, None)
+
+    def _update_default_model_kwargs(cfg, kwargs, kwargs_filter):
+        names = ("num_classes", "in_chans")
+        if cfg.get("fixed_input_size", False):
+            names += ("img_size",)
+        for n in names:
+            if n == "img_size":
+                size = cfg.get("input_size", None)
+                if size is not None:
+                    kwargs.setdefault(n, size[-2:])
+            else:
+                value = cfg.get(n, None)
+                if value is not None:
+                    kwargs.setdefault(n, cfg[n])
+        _filter_kwargs(kwargs, names=kwargs_filter)
+
+    def build_model_with_cfg(model_cls, cfg, kwargs_filter=None, **kwargs):
+        _update_default_model_kwargs(cfg, kwargs, kwargs_filter)
+        if kwargs.pop("features_only", False):
+            return None
+        return model_cls(**kwargs)
+
+    def net8(cfg):
+        return build_model_with_cfg(Net, cfg, layers=(8,))
+"""
+
+
+def test_a_model_built_through_a_config_helper_that_fills_kwargs_by_key_is_checked():
+    # timm's build_model_with_cfg: the pretrained config (unknown here) may set num_classes
+    # and in_chans, and img_size on one path only; the model is still built with layers=(8,).
+    assert analyzed(BUILDER_WITH_CONFIG.replace("FC_IN", "layers[0]"))[1] == []
+    assert analyzed(BUILDER_WITH_CONFIG.replace("FC_IN", "16"))[1] == [(45, "SC106")]
+
+
+def test_a_module_class_is_no_iterable_an_enum_may_be():
+    shapes, findings = analyzed("""
+        import collections.abc
+        import enum
+        from itertools import repeat
+
+        import torch
+        from torch import nn
+
+        def to_ntuple(n):
+            def parse(x):
+                if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+                    return tuple(x)
+                return tuple(repeat(x, n))
+            return parse
+
+        class Block(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.conv = nn.Conv2d(width, width, 3, padding=1)
+
+            def forward(self, x):
+                return self.conv(x)
+
+        class Color(enum.Enum):
+            RED = 1
+
+        blocks = to_ntuple(2)(Block)
+        first = blocks[0](4)(torch.zeros(1, 4, 8, 8))
+        colors = to_ntuple(2)(Color)
+        second = colors[1](4)(torch.zeros(1, 4, 8, 8))
+    """)
+    assert shapes["blocks[0](4)(torch.zeros(1, 4, 8, 8))"] == {"(1, 4, 8, 8)"}
+    assert "colors[1](4)(torch.zeros(1, 4, 8, 8))" not in shapes
+    assert findings == []
