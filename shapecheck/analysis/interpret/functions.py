@@ -140,18 +140,22 @@ def _param_refinements(roots: dict, frame: Frame, falls_through: bool) -> dict:
     return {where: agreed[root] for where, root in roots.items() if root in agreed}
 
 
+def _param_at(node: cst.FunctionDef, where: int | str) -> cst.Param:
+    """The parameter at a positional index, or the keyword-only one of that name."""
+    params = node.params
+    if isinstance(where, int):
+        return (*params.posonly_params, *params.params)[where]
+    return next(p for p in params.kwonly_params if p.name.value == where)
+
+
 def _kept_shape(node: cst.FunctionDef, roots: dict, out: Value):
     """The parameter (index or keyword-only name) nothing described whose shape the returned
     array has, known or not; None when it has no such parameter's."""
     root = shape_root(out)
     if root is None:
         return None
-    params = node.params
-    positional = (*params.posonly_params, *params.params)
     for where, bound in roots.items():
-        param = positional[where] if isinstance(where, int) else next(
-            p for p in params.kwonly_params if p.name.value == where)
-        if bound == root == id(param):
+        if bound == root == id(_param_at(node, where)):
             return where
     return None
 
@@ -416,12 +420,9 @@ class Functions:
     def own_param_ranks(self, node: cst.FunctionDef) -> dict:
         """Parameter (its node's id) -> its refined value, for the parameters bound to an array
         of their own (nothing described them) whose rank the last walk's body said."""
-        params = node.params
-        positional = (*params.posonly_params, *params.params)
         seeds = {}
         for where, refined in self.last_refinements.items():
-            param = positional[where] if isinstance(where, int) else next(
-                p for p in params.kwonly_params if p.name.value == where)
+            param = _param_at(node, where)
             # A rank taken from how the body indexes it is a guess: not spread to the reads
             # before the index.
             if self.last_roots.get(where) == id(param) and refined.shape is not None and \
