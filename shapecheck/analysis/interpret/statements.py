@@ -195,7 +195,8 @@ class Statements:
     def stmt_If(self, node: cst.If) -> None:
         filled = _filled_default(node)
         if filled is not None and filled in self.frame.none_defaults and \
-                self.frame.scope.vars.get(filled) is UNKNOWN_VALUE:
+                self.frame.scope.vars.get(filled) is UNKNOWN_VALUE and \
+                not self.fills_an_array(node, filled):
             # ``if norm_layer is None: norm_layer = nn.BatchNorm2d`` with the parameter left to
             # its default: the default is what the body fills in. (A caller's own value is
             # unknown either way, so nothing is lost by following the default.)
@@ -214,6 +215,18 @@ class Statements:
                        (lambda: self.exec_orelse(node.orelse)) if node.orelse else (lambda: None)])
         if node.orelse is None and _ends_in_raise(node.body.body) and self.flow is None:
             self.refine_from_assert(node.test, negated=True)  # a guard: past it, the test failed
+
+    def fills_an_array(self, node: cst.If, name: str) -> bool:
+        """``if shortcut is None: shortcut = x``: the default filled in is an array. Nobody
+        said a caller leaves the parameter out (DLA's trees always pass the shortcut), and
+        an array of that shape is a claim its own value does not make: both paths run."""
+        saved_vars, saved_flow = dict(self.frame.scope.vars), self.flow
+        with self.suppressed():
+            self.exec_block(node.body.body)
+        value = self.frame.scope.vars.get(name)
+        self.frame.scope.vars, self.flow = saved_vars, saved_flow
+        return isinstance(value, AbstractArray) or isinstance(value, TupleValue) and any(
+            isinstance(item, AbstractArray) for item in value.items)
 
     def exec_orelse(self, orelse: cst.CSTNode) -> None:
         if isinstance(orelse, cst.If):
