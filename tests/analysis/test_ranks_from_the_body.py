@@ -186,3 +186,167 @@ def test_a_module_of_the_code_that_returns_its_inputs_shape_passes_the_rank_on()
     assert findings == []
     assert "(B, N, C)" in shapes["self.drop(self.norm(x))"]
     assert "(B, N, C)" in shapes["x + y"]
+
+
+
+def test_a_callees_own_array_links_never_reach_its_caller():
+    # SENet through timm's builder chain: at the call-depth limit the squeeze-excite call is
+    # unknown, and each block's result had kept which of the block's own arrays it came from.
+    # The next block, the same forward with the same parameter, took that for its own input:
+    # its input was then the stage's, with the wrong channels. No finding is right here.
+    _, findings = analyzed("""
+        import torch
+        import torch.nn as nn
+
+
+        class SE(nn.Module):
+            def __init__(self, c):
+                super().__init__()
+                self.fc1 = nn.Conv2d(c, c // 4, 1)
+                self.fc2 = nn.Conv2d(c // 4, c, 1)
+
+            def forward(self, x):
+                module_input = x
+                x = x.mean((2, 3), keepdim=True)
+                x = self.fc2(self.fc1(x))
+                return module_input * x
+
+
+        class Block(nn.Module):
+            def __init__(self, cin, cout, stride=1, downsample=None):
+                super().__init__()
+                self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1)
+                self.downsample = downsample
+                self.se = SE(cout)
+                self.relu = nn.ReLU()
+
+            def forward(self, x):
+                shortcut = x
+                out = self.conv1(x)
+                if self.downsample is not None:
+                    shortcut = self.downsample(x)
+                out = self.se(out) + shortcut
+                return self.relu(out)
+
+
+        class Net(nn.Module):
+            def __init__(self, layers=(2, 3), num_classes=10, in_chans=3):
+                super().__init__()
+                self.inplanes = 64
+                self.layer1 = self._make_layer(64, layers[0])
+                self.layer2 = self._make_layer(128, layers[1], stride=2)
+
+            def _make_layer(self, planes, blocks, stride=1):
+                downsample = None
+                if stride != 1 or self.inplanes != planes:
+                    downsample = nn.Sequential(nn.Conv2d(self.inplanes, planes, 1, stride), nn.BatchNorm2d(planes))
+                layers = [Block(self.inplanes, planes, stride, downsample)]
+                self.inplanes = planes
+                for i in range(1, blocks):
+                    layers.append(Block(self.inplanes, planes))
+                return nn.Sequential(*layers)
+
+            def forward_features(self, x):
+                x = self.layer1(x)
+                x = self.layer2(x)
+                return x
+
+            def forward(self, x):
+                x = self.forward_features(x)
+                return self.head(x)
+
+            def head(self, x):
+                return x.mean((2, 3))
+
+
+
+        def _filter_kwargs(kwargs, names):
+            if not kwargs or not names:
+                return
+            for n in names:
+                kwargs.pop(n, None)
+
+        def _update_default_model_kwargs(cfg, kwargs, kwargs_filter):
+            names = ("num_classes", "in_chans")
+            if cfg.get("fixed_input_size", False):
+                names += ("img_size",)
+            for n in names:
+                if n == "img_size":
+                    size = cfg.get("input_size", None)
+                    if size is not None:
+                        kwargs.setdefault(n, size[-2:])
+                else:
+                    value = cfg.get(n, None)
+                    if value is not None:
+                        kwargs.setdefault(n, cfg[n])
+            _filter_kwargs(kwargs, names=kwargs_filter)
+
+        def build_model_with_cfg(model_cls, cfg, kwargs_filter=None, **kwargs):
+            _update_default_model_kwargs(cfg, kwargs, kwargs_filter)
+            if kwargs.pop("features_only", False):
+                return None
+            return model_cls(**kwargs)
+
+        def _create(variant, pretrained=False, **kwargs):
+            return build_model_with_cfg(Net, {}, **kwargs)
+
+
+        def net34(pretrained=False, **kwargs):
+            model_args = dict(layers=(3, 4))
+            return _create("net34", pretrained, **dict(model_args, **kwargs))
+    """)
+    assert findings == []
+
+
+def test_a_function_that_keeps_its_parameters_shape_called_by_keyword():
+    _, findings = analyzed("""
+        import torch
+        import torch.nn.functional as F
+
+        def norm(x, eps=1e-5):
+            return F.layer_norm(x, x.shape[-1:], eps=eps)
+
+        def f(inp):
+            y = norm(x=inp)
+            z = norm(eps=0.1, x=inp)
+            B, N, C = y.shape
+            return y, z
+    """)
+    assert findings == []  # (an internal error, SC099, had been one)
+
+
+def test_an_array_filled_in_for_a_parameter_left_to_none_is_no_claim_of_a_caller():
+    # DLA's trees always pass the shortcut; the block's own default (shortcut = x) fails for
+    # these widths, but nobody calls it that way.
+    _, findings = analyzed("""
+        from typing import Optional
+        import torch
+        import torch.nn as nn
+
+        class Block(nn.Module):
+            def __init__(self, cin, cout, stride):
+                super().__init__()
+                self.conv = nn.Conv2d(cin, cout, 3, stride=stride, padding=1)
+
+            def forward(self, x, shortcut: Optional[torch.Tensor] = None):
+                if shortcut is None:
+                    shortcut = x
+                out = self.conv(x)
+                out += shortcut
+                return out
+
+        class Tree(nn.Module):
+            def __init__(self, cin, cout):
+                super().__init__()
+                self.down = nn.MaxPool2d(2, 2)
+                self.project = nn.Sequential(nn.Conv2d(cin, cout, 1), nn.BatchNorm2d(cout))
+                self.tree1 = Block(cin, cout, 2)
+
+            def forward(self, x):
+                return self.tree1(x, self.project(self.down(x)))
+
+        t = Tree(32, 64)
+        y = Block(32, 64, 2)(torch.zeros(1, 32, 8, 8))
+    """)
+    # The call that leaves the shortcut out does fail, and is reported.
+    assert [code for _, code in findings] == ["SC201"]

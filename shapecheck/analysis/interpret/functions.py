@@ -148,6 +148,15 @@ def _param_at(node: cst.FunctionDef, where: int | str) -> cst.Param:
     return next(p for p in params.kwonly_params if p.name.value == where)
 
 
+def _without_shape_links(value: Value) -> Value:
+    if isinstance(value, AbstractArray) and value.shape_of is not None:
+        return replace(value, shape_of=None)
+    if isinstance(value, TupleValue) and any(isinstance(item, AbstractArray) and
+                                             item.shape_of is not None for item in value.items):
+        return replace(value, items=tuple(_without_shape_links(item) for item in value.items))
+    return value
+
+
 def _kept_shape(node: cst.FunctionDef, roots: dict, out: Value):
     """The parameter (index or keyword-only name) nothing described whose shape the returned
     array has, known or not; None when it has no such parameter's."""
@@ -233,7 +242,11 @@ class Functions:
         and a rank said of one later is said of the other."""
         if where is None:
             return result
-        arg = args[where] if isinstance(where, int) else kwargs.get(where)
+        if isinstance(where, int):
+            # (A summary's parameter the call gives by keyword, or leaves to its default.)
+            arg = args[where] if where < len(args) else None
+        else:
+            arg = kwargs.get(where)
         root = shape_root(arg)
         if root is None:
             return result
@@ -483,6 +496,9 @@ class Functions:
         self.last_refinements = _param_refinements(roots, frame, ended is None)
         self.last_roots = roots
         self.last_kept_shape = _kept_shape(node, roots, out)
+        # Which of this body's arrays the result had the shape of means nothing to a caller
+        # (it has its own ids): the kept shape above says it in the caller's terms.
+        out = _without_shape_links(out)
         params = node.params
         own = {id(p) for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         if isinstance(out, AbstractArray) and out.alias is not None and \
