@@ -401,3 +401,37 @@ def test_a_norm_factory_that_checks_and_unbinds_its_layer_gives_it_back(width, e
     for make in ("make_plain", "make_partial"):
         assert run(source, f"{make}()(torch.zeros(1, 3, 8, 8))") == \
             (None if not expected else "RuntimeError")
+
+
+MAYBE_KEYS = """
+    import torch
+    from torch import nn
+
+    def make(width, cfg):
+        kwargs = dict(in_channels=3, out_channels=width)
+        if cfg.get("k"):
+            kwargs["kernel_size"] = 3
+        kwargs.setdefault("kernel_size", 1)
+        if "stride" in kwargs:
+            kwargs.pop("stride")
+        kwargs.pop("padding", None)
+        return nn.Conv2d(**kwargs)
+
+    class Net(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.conv = make(8, cfg)
+            self.norm = nn.BatchNorm2d(HEAD)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+"""
+
+
+@pytest.mark.parametrize("head,raises", [("8", False), ("16", True)])
+def test_a_dict_filled_by_key_on_some_paths_keeps_the_keys_every_path_gives(head, raises):
+    # kernel_size is 3 on one path and 1 on the other; the channels are 8 on both.
+    source = MAYBE_KEYS.replace("HEAD", head)
+    assert (findings(source) != []) == raises
+    for cfg in ("{}", "{'k': 1}"):
+        assert (run(source, f"Net({cfg})(torch.zeros(1, 3, 8, 8))") is not None) == raises
