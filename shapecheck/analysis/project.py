@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 
     from .positions import NodePositions
 
-MAX_IMPORT_DEPTH = 2
-"""A imports B imports C: C's own imports are unknown."""
+MAX_IMPORT_DEPTH = 3
+"""Imported files past the importer, not counting a package's ``__init__``: A imports B
+imports C imports D imports E, and E's own imports are unknown. (timm's model files reach
+nn.Conv2d through timm.layers' create_conv2d, create_conv2d_pad and get_padding_value.)"""
 
 MAX_IMPORTED_MODULES = 40
 """Project files loaded for one analyzed file (a file counts once, whichever of its names

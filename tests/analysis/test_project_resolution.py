@@ -84,3 +84,22 @@ def test_the_import_budget_counts_files_not_the_name_sets_imported_from_them(tmp
     write(tmp_path, {"lib/__init__.py": "", "lib/helpers.py": helpers, "app.py": main})
     findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
     assert [(f.line, f.code) for f in findings] == [(count + 3, "SC101")]
+
+
+def test_imports_are_followed_four_files_deep_and_no_further(tmp_path):
+    # app -> a -> b -> c -> d: d's definition is known to app; one more file, and it is not.
+    from shapecheck.analysis.api import AnalysisSettings, analyze_source
+
+    definition = "import numpy as np\n\ndef make():\n    return np.zeros((3, 4))\n"
+    write(tmp_path, {
+        "a.py": "from b import make\n", "b.py": "from c import make\n",
+        "c.py": "from d import make\n", "d.py": definition,
+        "a2.py": "from b2 import make\n", "b2.py": "from c2 import make\n",
+        "c2.py": "from d2 import make\n", "d2.py": "from e2 import make\n", "e2.py": definition,
+    })
+    for module, expected in (("a", [(3, "SC101")]), ("a2", [])):
+        main = f"import numpy as np\nfrom {module} import make\nx = make() + np.zeros((5,))\n"
+        write(tmp_path, {f"app_{module}.py": main})
+        findings = analyze_source(main, str(tmp_path / f"app_{module}.py"),
+                                  AnalysisSettings(project_root=str(tmp_path)))
+        assert [(f.line, f.code) for f in findings] == expected, module
