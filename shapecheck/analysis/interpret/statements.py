@@ -221,10 +221,12 @@ class Statements:
         said a caller leaves the parameter out (DLA's trees always pass the shortcut), and
         an array of that shape is a claim its own value does not make: both paths run."""
         saved_vars, saved_flow = dict(self.frame.scope.vars), self.flow
+        saved_effects = self.effect_state()
         with self.suppressed():
             self.exec_block(node.body.body)
         value = self.frame.scope.vars.get(name)
         self.frame.scope.vars, self.flow = saved_vars, saved_flow
+        self.restore_effects(saved_effects)
         return isinstance(value, AbstractArray) or isinstance(value, TupleValue) and any(
             isinstance(item, AbstractArray) for item in value.items)
 
