@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from tests.analysis.test_shapes_from_code import analyzed
+from tests.analysis.test_shapes_from_code import TIMM_BUILDER, analyzed
 
 BLOCK = """
     import torch
@@ -194,7 +194,7 @@ def test_a_callees_own_array_links_never_reach_its_caller():
     # unknown, and each block's result had kept which of the block's own arrays it came from.
     # The next block, the same forward with the same parameter, took that for its own input:
     # its input was then the stage's, with the wrong channels. No finding is right here.
-    _, findings = analyzed("""
+    _, findings = analyzed(textwrap.dedent("""
         import torch
         import torch.nn as nn
 
@@ -260,32 +260,6 @@ def test_a_callees_own_array_links_never_reach_its_caller():
 
 
 
-        def _filter_kwargs(kwargs, names):
-            if not kwargs or not names:
-                return
-            for n in names:
-                kwargs.pop(n, None)
-
-        def _update_default_model_kwargs(cfg, kwargs, kwargs_filter):
-            names = ("num_classes", "in_chans")
-            if cfg.get("fixed_input_size", False):
-                names += ("img_size",)
-            for n in names:
-                if n == "img_size":
-                    size = cfg.get("input_size", None)
-                    if size is not None:
-                        kwargs.setdefault(n, size[-2:])
-                else:
-                    value = cfg.get(n, None)
-                    if value is not None:
-                        kwargs.setdefault(n, cfg[n])
-            _filter_kwargs(kwargs, names=kwargs_filter)
-
-        def build_model_with_cfg(model_cls, cfg, kwargs_filter=None, **kwargs):
-            _update_default_model_kwargs(cfg, kwargs, kwargs_filter)
-            if kwargs.pop("features_only", False):
-                return None
-            return model_cls(**kwargs)
 
         def _create(variant, pretrained=False, **kwargs):
             return build_model_with_cfg(Net, {}, **kwargs)
@@ -294,7 +268,7 @@ def test_a_callees_own_array_links_never_reach_its_caller():
         def net34(pretrained=False, **kwargs):
             model_args = dict(layers=(3, 4))
             return _create("net34", pretrained, **dict(model_args, **kwargs))
-    """)
+    """) + textwrap.dedent(TIMM_BUILDER))
     assert findings == []
 
 
