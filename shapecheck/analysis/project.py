@@ -11,6 +11,7 @@ names and anything under site-packages are libraries, never project files.
 from __future__ import annotations
 
 import ast
+import builtins
 import gc
 import hashlib
 import io
@@ -49,6 +50,7 @@ MAX_DEPENDENCY_LINES = 40
 _PARSED_CAPACITY = 128
 _LIBRARY_DIRS = frozenset({"site-packages", "dist-packages"})
 _STDLIB = frozenset(sys.stdlib_module_names)
+_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,12 @@ class ParsedFile:
     source: str  # the whole file
     module: cst.Module  # of the statements kept, in order
     positions: "StatementPositions"
-    key: tuple  # (digest, statements kept): two imports needing the same ones share the values
+    key: tuple  # (digest, statements kept, names needed): two imports needing the same share the values
+    needed: frozenset[str] | None = None
+    """The names the kept statements must bind (those asked for and those they read); None:
+    all. An import statement kept for one of its names loads only the needed ones: a
+    package's ``__init__`` re-exporting thirteen classes in one statement asks its module
+    for the one its importer reads, not for all thirteen and what each reads."""
 
 
 _LRU = OrderedDict
@@ -144,8 +151,9 @@ def _outline(data: bytes, digest: str):
     return _remember(_outlines, digest, (text, tuple(statements)))
 
 
-def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
-    """The statements binding ``names``, and the small ones they read, transitively (all when None).
+def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[tuple[int, ...], frozenset[str] | None]:
+    """The statements binding ``names``, and the small ones they read, transitively (all when
+    None); and the names they were kept for.
 
     Bounded: what a definition reads is followed only through statements of a few lines
     (imports, constants, small helpers) and up to a budget of lines; a name left out
@@ -155,7 +163,7 @@ def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
     class has no __init__ or forward (torchvision's Conv2dNormActivation is its base's).
     """
     if names is None:
-        return tuple(range(len(statements)))
+        return tuple(range(len(statements))), None
     kept: set[int] = set()
     budget = MAX_IMPORTED_LINES
     wanted, limit = set(names), MAX_IMPORTED_LINES
@@ -183,9 +191,15 @@ def _kept(statements: tuple, names: frozenset[str] | None) -> tuple[int, ...]:
             reads_of_added |= reads
             bases_wanted |= bases
         if not added:
-            return tuple(sorted(kept))
+            break
         wanted |= reads_of_added
         limit = MAX_DEPENDENCY_LINES
+    # Names read but bound by no statement of the file come from its star imports
+    # (timm's create_act.py has nn and its activations from ``from .activations import *``).
+    bound = set().union(*(statement[2] for statement in statements))
+    if wanted - bound - _BUILTINS:
+        kept.update(index for index, statement in enumerate(statements) if "*" in statement[2])
+    return tuple(sorted(kept)), frozenset(wanted)
 
 
 class StatementPositions:
@@ -275,7 +289,7 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
     if outline is None:
         return None
     text, statements = outline
-    kept = _kept(statements, names)
+    kept, needed = _kept(statements, names)
     parts = []
     for index in kept:
         first, last = statements[index][:2]
@@ -285,7 +299,7 @@ def read_project_file(path: str, names: frozenset[str] | None = None) -> ParsedF
         parts.append(parsed)
     body = tuple(stmt for module, _ in parts for stmt in module.body)
     return ParsedFile(path, digest, text, cst.Module(body=body), StatementPositions(parts),
-                      (digest, kept))
+                      (digest, kept, needed), needed)
 
 
 def _small_file(path: str) -> bytes | None:

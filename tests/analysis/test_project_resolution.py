@@ -103,3 +103,58 @@ def test_imports_are_followed_four_files_deep_and_no_further(tmp_path):
         findings = analyze_source(main, str(tmp_path / f"app_{module}.py"),
                                   AnalysisSettings(project_root=str(tmp_path)))
         assert [(f.line, f.code) for f in findings] == expected, module
+
+
+def test_a_package_init_asks_its_module_only_for_the_names_its_importer_reads(tmp_path):
+    # timm.layers' __init__ re-exports thirteen classes of norm_act.py in one statement: asked
+    # for all of them, the module's line budget went to the others, and the helper the one
+    # class read (_create_act) was left out, so its every instance was unknown.
+    from shapecheck.analysis.api import AnalysisSettings, analyze_source
+    from shapecheck.analysis.project import MAX_IMPORTED_LINES
+
+    filler = "".join(f"\n\nclass Other{i}:\n" + "    x = 1\n" * 40 for i in range(MAX_IMPORTED_LINES // 40))
+    module = "import numpy as np" + filler + """
+
+
+def _width():
+    n = 1
+    n += 1
+    n += 1
+    n += 1
+    n += 1
+    n += 1
+    n -= 1
+    n -= 1
+    n -= 1
+    n -= 1
+    n += 4
+    return n
+
+
+class Used:
+    def __init__(self):
+        self.value = np.zeros((3, _width()))
+"""
+    others = "".join(f"    Other{i},\n" for i in range(MAX_IMPORTED_LINES // 40))
+    write(tmp_path, {"lib/__init__.py": f"from .mods import (\n    Used,\n{others})\n",
+                     "lib/mods.py": module})
+    assert read_project_file(str(tmp_path / "lib" / "__init__.py"), frozenset({"Used"})).needed == {"Used"}
+    main = "import numpy as np\nfrom lib import Used\nx = Used().value + np.zeros((4,))\n"
+    write(tmp_path, {"app.py": main})
+    findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in findings] == [(3, "SC101")]
+
+
+def test_names_an_imported_file_has_from_its_star_import_are_followed(tmp_path):
+    # timm's create_act.py reads nn and its activation classes from ``from .activations import *``.
+    from shapecheck.analysis.api import AnalysisSettings, analyze_source
+
+    write(tmp_path, {"lib/__init__.py": "",
+                     "lib/base.py": "import numpy as np\n\nWIDTH = 5\n_HIDDEN = 7\n",
+                     "lib/make.py": "from .base import *\n\n\ndef make():\n    return np.zeros((3, WIDTH))\n",
+                     "lib/hidden.py": "from .base import *\n\n\ndef make():\n    return np.zeros((3, _HIDDEN))\n"})
+    for module, expected in (("make", [(3, "SC101")]), ("hidden", [])):
+        main = f"import numpy as np\nfrom lib.{module} import make\nx = make() + np.zeros((4,))\n"
+        write(tmp_path, {"app.py": main})
+        findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
+        assert [(f.line, f.code) for f in findings] == expected, module

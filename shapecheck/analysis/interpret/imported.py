@@ -188,6 +188,7 @@ def _module_scope(scope: Any) -> Any:
 class ProjectImports:
     session: ImportSession | None = None
     quiet = False  # the interpreter of an imported file: it reports nothing
+    needed: frozenset[str] | None = None  # what an imported file's importers read of it; None: all
     here: ModuleContext | None = None  # the file whose body runs now
     home: ModuleContext | None = None  # the analyzed file
 
@@ -231,6 +232,8 @@ class ProjectImports:
                     continue
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     bound = alias.asname.name.value
+                    if not self.reads(bound):
+                        continue
                     module = self.load_module(full, 0, self.attributes_used(bound))
                     if module is not None:
                         out[bound] = module
@@ -250,10 +253,11 @@ class ProjectImports:
         if module_name is None and node.module is not None:
             return out
         if isinstance(node.names, cst.ImportStar):
-            # Followed in the analyzed file only: a package's ``__init__`` of star imports
-            # would load every module of the package for each file importing it.
-            source = self.load_module(module_name, level, self.identifiers()) \
-                if not self.quiet else None
+            # In the analyzed file, for the names its text mentions; in an imported file, for
+            # those its importers need (kept only when no other statement binds one of them:
+            # a package's ``__init__`` of star imports would load every module of the package).
+            source = self.load_module(module_name, level, self.identifiers() if not self.quiet
+                                      else self.needed)
             if source is not None:
                 out["*"] = source
             return out
@@ -264,6 +268,8 @@ class ProjectImports:
             name = alias.name.value
             bound = alias.asname.name.value if alias.asname is not None and \
                 isinstance(alias.asname.name, cst.Name) else name
+            if not self.reads(bound):
+                continue  # bound to the unknown value, never read by what imports this file
             # A submodule first: ``from . import layers`` need not run the package's __init__,
             # unless the __init__ binds the name itself (``from .conv import conv``).
             qualified = f"{module_name}.{name}" if module_name else name
@@ -281,6 +287,10 @@ class ProjectImports:
                     if name in source.names:
                         out[bound] = source.names[name]
         return out
+
+    def reads(self, bound: str) -> bool:
+        """This file's importers need the name an import statement binds."""
+        return self.needed is None or bound in self.needed
 
     def attributes_used(self, prefix: str) -> frozenset[str]:
         """What this file reads of ``prefix.``: the names an imported module must define."""
@@ -351,6 +361,7 @@ class ProjectImports:
             interp = type(self)(parsed.module, parsed.source, parsed.path, self.settings)
             interp._positions = parsed.positions
             interp.quiet = True
+            interp.needed = parsed.needed
             interp.start_imports(session)
             interp.exec_block(parsed.module.body)
             module = session.loaded[key] = ProjectModule(parsed.path, interp.frame.scope.vars)
