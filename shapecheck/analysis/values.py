@@ -224,6 +224,14 @@ class TupleValue:
 
 
 @dataclass(frozen=True)
+class SetValue:
+    """A set literal of known items (``{BatchNormAct2d, GroupNormAct}``): what ``in`` asks of
+    it. Its order is not Python's, so nothing iterates or indexes it."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
 class Iterable:
     """Something iterated over whose length is not known and whose items are all ``element``:
     ``range(n)``, a comprehension, a list filled by ``append`` in a loop. ``items`` are the
@@ -442,7 +450,7 @@ def _join_modules(a: Any, b: Any) -> Any:
 
 Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
               DictValue, PartialDict, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
-              ClassValue, InstanceValue, BoundMethod, Alternatives, TupleChoice]
+              ClassValue, InstanceValue, BoundMethod, Alternatives, TupleChoice, SetValue]
 
 
 def join_dims(a: Dim, b: Dim) -> Dim:

@@ -435,3 +435,56 @@ def test_a_dict_filled_by_key_on_some_paths_keeps_the_keys_every_path_gives(head
     assert (findings(source) != []) == raises
     for cfg in ("{}", "{'k': 1}"):
         assert (run(source, f"Net({cfg})(torch.zeros(1, 3, 8, 8))") is not None) == raises
+
+
+NAMED_FACTORY = """
+    import functools
+    import torch
+    from torch import nn
+
+    class NormAct(nn.BatchNorm2d):
+        def __init__(self, num_features, act_layer=None):
+            super().__init__(num_features)
+            self.act = nn.ReLU() if act_layer == "relu" else nn.Identity()
+
+        def forward(self, x):
+            return self.act(super().forward(x))
+
+    _MAP = dict(batchnorm=NormAct, batchnorm2d=NormAct, identity=nn.Identity)
+    _TAKES_ACT = {NormAct}
+
+    def get_norm_act_layer(norm_layer, act_layer=None):
+        kwargs = {}
+        if isinstance(norm_layer, str):
+            name = norm_layer.replace("_", "").lower().split("-")[0]
+            layer = _MAP[name]
+        else:
+            layer = norm_layer
+        if layer in _TAKES_ACT:
+            kwargs.setdefault("act_layer", act_layer)
+        if kwargs:
+            layer = functools.partial(layer, **kwargs)
+        return layer
+
+    class Net(nn.Module):
+        def __init__(self, norm_layer="Batch_Norm2d-v1"):
+            super().__init__()
+            norm_layer = get_norm_act_layer(norm_layer, act_layer="relu")
+            self.conv = nn.Conv2d(3, 8, 3)
+            self.norm = norm_layer(WIDTH)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+
+    def make():
+        return Net()
+"""
+
+
+@pytest.mark.parametrize("width, expected", [("8", []), ("16", [(38, "SC113")])])
+def test_a_norm_layer_named_by_a_string_is_looked_up_and_bound(width, expected):
+    # timm's get_norm_act_layer: the name normalized with str methods, the class looked up
+    # in a dict, a set of classes asked whether it takes an activation, a partial bound.
+    source = NAMED_FACTORY.replace("WIDTH", width)
+    assert findings(source) == expected
+    assert run(source, "make()(torch.zeros(1, 3, 8, 8))") == (None if not expected else "RuntimeError")

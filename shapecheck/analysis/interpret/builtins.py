@@ -82,6 +82,10 @@ def str_method(method: StrMethod, args: list, kwargs: dict) -> Value:
         answer = getattr(method.text, method.name)(*(a.value for a in args))
     except (TypeError, ValueError):
         return UNKNOWN_VALUE
+    if isinstance(answer, (list, tuple)):  # "batchnorm-2d".split("-"): a list of constants
+        return TupleValue(tuple(ConstValue(part) for part in answer), is_list=isinstance(answer, list))
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        return IntValue(answer)
     return ConstValue(answer)
 
 

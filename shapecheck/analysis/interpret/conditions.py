@@ -23,6 +23,7 @@ from ..values import (
     Iterable,
     LayerValue,
     ModuleRef,
+    SetValue,
     SliceValue,
     TupleValue,
     UnknownBool,
@@ -124,8 +125,8 @@ def membership(needle: Value, container: Value, negated: bool) -> Value:
     contained = dict_contains(needle, container)
     if contained is not None:
         decided = contained.value
-    elif isinstance(container, TupleValue):
-        answers = [compare("eq", needle, item) for item in container.items]
+    elif isinstance(container, (TupleValue, SetValue)):
+        answers = [_equal(needle, item) for item in container.items]
         if ConstValue(True) in answers:
             decided = True
         elif all(a == ConstValue(False) for a in answers):
@@ -134,6 +135,22 @@ def membership(needle: Value, container: Value, negated: bool) -> Value:
             isinstance(needle, ConstValue) and isinstance(needle.value, str):
         decided = needle.value in container.value
     return _verdict(None if decided is None else decided != negated, True)
+
+
+def _equal(left: Value, right: Value) -> Value:
+    """``left == right`` for membership: classes and functions compare by identity (a class
+    of the code is never a torch class), torch.nn classes by name; other values as
+    ``compare`` decides."""
+    code = (ClassValue, FunctionValue)
+    if isinstance(left, code) and isinstance(right, code):
+        return ConstValue(left.node is right.node)
+    torch_class = [v for v in (left, right) if isinstance(v, ModuleRef) and is_torch_nn_class(v.qualname)]
+    if len(torch_class) == 2:
+        return ConstValue(left.qualname == right.qualname) if left.qualname == right.qualname or \
+            left.qualname.rsplit(".", 1)[-1] != right.qualname.rsplit(".", 1)[-1] else UNKNOWN_BOOL
+    if torch_class and isinstance(left if torch_class[0] is right else right, ClassValue):
+        return ConstValue(False)
+    return compare("eq", left, right)
 
 
 def conjunction(parts: list[Value]) -> Value:

@@ -118,7 +118,8 @@ class StrMethod:
 
 STR_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "startswith",
                          "endswith", "replace", "isdigit", "isalpha", "isnumeric", "title",
-                         "capitalize", "removeprefix", "removesuffix"})
+                         "capitalize", "removeprefix", "removesuffix", "split", "rsplit",
+                         "partition", "rpartition", "find", "rfind", "count", "zfill"})
 """str methods that read only the string and constant arguments (no format, no join)."""
 
 

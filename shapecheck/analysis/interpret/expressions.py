@@ -32,6 +32,7 @@ from ..values import (
     LayerValue,
     ModuleRef,
     Origin,
+    SetValue,
     TupleValue,
     Value,
     dims_of,
@@ -194,9 +195,10 @@ class Expressions:
         return UNKNOWN_VALUE if starred else TupleValue(tuple(items), is_list)
 
     def expr_Set(self, node: cst.Set) -> Value:
-        for element in node.elements:
-            self.eval(element.value)
-        return UNKNOWN_VALUE
+        items = [self.eval(element.value) for element in node.elements]
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return UNKNOWN_VALUE
+        return SetValue(tuple(items))
 
     def expr_Dict(self, node: cst.Dict) -> Value:
         items = []
