@@ -64,6 +64,34 @@ MUTATED = {
         fill(values)
         first = np.array(values)[0]
         """,
+    "a list grown by a helper through another name": """
+        import numpy as np
+        def grow(out):
+            target = out
+            target.append(3.0)
+        values = [1.0, 2.0]
+        grow(values)
+        total = np.array(values) + np.ones(3)
+        """,
+    "a list shortened by a helper's del": """
+        import numpy as np
+        def drop_first(out):
+            del out[0]
+        values = [1.0, 2.0, 3.0]
+        drop_first(values)
+        total = np.array(values) + np.ones(2)
+        """,
+    "a list grown by a method the method it was handed to calls": """
+        import numpy as np
+        class Filler:
+            def run(self, out):
+                self.grow(out)
+            def grow(self, out):
+                out += [3.0]
+        values = [1.0, 2.0]
+        Filler().run(values)
+        total = np.array(values) + np.ones(3)
+        """,
     "a list extended with +=": """
         import numpy as np
         values = []
@@ -121,3 +149,62 @@ def test_a_split_into_an_unknown_number_of_pieces_indexes_a_piece_not_a_row():
     namespace: dict = {}
     exec(textwrap.dedent(source), namespace)  # the test's own constant snippet
     assert namespace["f"](torch.zeros(2, 32, 3, 3)).shape == (2, 8, 3, 3)
+
+
+DENSE_BLOCK = """
+    import torch
+    from torch import nn
+
+
+    class DenseLayer(nn.Module):
+        def __init__(self, in_chs, growth):
+            super().__init__()
+            self.conv = nn.Conv2d(in_chs, growth, 3, padding=1)
+
+        def concat(self, xs):
+            return torch.cat(xs, 1)
+
+        def forward(self, x):
+            if isinstance(x, torch.Tensor):
+                prev = [x]
+            else:
+                prev = x
+            return self.conv(self.concat(prev))
+
+
+    class DenseBlock(nn.ModuleDict):
+        def __init__(self, layers, in_chs, growth):
+            super().__init__()
+            for i in range(layers):
+                self.add_module(f"layer{i + 1}", DenseLayer(in_chs + WIDTH * growth, growth))
+
+        def forward(self, x):
+            features = [x]
+            for name, layer in self.items():
+                features.append(layer(features))
+            return torch.cat(features, 1)
+
+
+    out = DenseBlock(3, 16, 8)(torch.zeros(2, 16, 5, 5))
+    reveal_shape(out)
+    """
+
+
+@pytest.mark.parametrize("width, expected", [("i", []), ("(i + 1)", [(35, "SC113")])])
+def test_a_list_handed_to_layers_that_only_read_it_keeps_its_items(width, expected):
+    # DenseNet's block hands its growing list of features to each layer, which concatenates
+    # them: the list keeps its items, so each layer's input width is known, and a layer
+    # sized for one feature map more is torch's error.
+    source = textwrap.dedent(DENSE_BLOCK).replace("WIDTH", width)
+    findings = analyze_source(source, "t.py")
+    assert sorted((f.line, f.code) for f in findings if f.code != "SC004") == expected
+    revealed = [f.message for f in findings if f.code == "SC004"]
+    torch = pytest.importorskip("torch")
+    namespace: dict = {"reveal_shape": lambda x: None}
+    if expected:
+        with pytest.raises(RuntimeError, match="channels"):
+            exec(source, namespace)  # the test's own constant snippet
+        return
+    exec(source, namespace)
+    assert tuple(namespace["out"].shape) == (2, 40, 5, 5)
+    assert revealed and "(2, 40, 5, 5)" in revealed[0]

@@ -16,13 +16,16 @@ from dataclasses import replace
 import libcst as cst
 
 from ...runtime.dims import UNKNOWN
+from ..reveal import REVEAL_NAME
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
     Alternatives,
+    BoundMethod,
     ClassValue,
     ConstValue,
     DictValue,
+    FunctionValue,
     InstanceValue,
     IntValue,
     Iterable,
@@ -35,6 +38,7 @@ from ..values import (
     join_values,
 )
 from .env import DictView, PartialValue
+from .list_reads import only_reads
 from .names import LIST_MUTATORS, NON_MUTATING_BUILTINS
 
 UNROLL_ITEMS = 64
@@ -72,16 +76,90 @@ class _BuildsFinder(cst.CSTVisitor):
         self.found = self.found or isinstance(node.target, cst.Subscript)
 
 
+_BUILDS: dict[cst.CSTNode, bool] = {}
+
+
 def _builds(body: cst.CSTNode) -> bool:
-    finder = _BuildsFinder()
-    body.visit(finder)
-    return finder.found
+    """Read once per loop and process: a loop is met at every call of its function."""
+    found = _BUILDS.get(body)
+    if found is None:
+        if len(_BUILDS) > 4096:
+            _BUILDS.clear()
+        finder = _BuildsFinder()
+        body.visit(finder)
+        found = _BUILDS[body] = finder.found
+    return found
 
 
 def _holds_module(value: Value) -> bool:
     if isinstance(value, TupleValue):
         return any(_holds_module(item) for item in value.items)
     return is_module(value) or isinstance(value, (Alternatives, ClassValue, PartialValue))
+
+
+def _name_of(func: cst.BaseExpression) -> str | None:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
+def _callee_def(func: Value) -> tuple | None:
+    """(def, its parameters' offset, owner class) of a function of the code a call reaches:
+    a function, a bound method, a module's forward."""
+    if isinstance(func, BoundMethod):
+        func, offset = func.function, 1
+    elif isinstance(func, InstanceValue):
+        func = func.cls.members.get("forward" if func.cls.is_nn_module else "__call__")
+        offset = 1
+    else:
+        offset = 0
+    if not isinstance(func, FunctionValue) or not isinstance(func.node, cst.FunctionDef):
+        return None
+    return func.node, offset, func.owner, func.scope
+
+
+_READS: dict[tuple, bool] = {}  # (def, offset, position or name, depth) -> the answer
+
+
+def _reads_parameter(callee: tuple, at: int | str, depth: int = 0) -> bool:
+    """The callee's parameter at position ``at`` (or named ``at``) only reads the list it is
+    given (list_reads.py); methods it hands the list to on ``self`` and functions of its
+    scope are read in turn, two calls deep. Read once per process: the answer is the code's."""
+    key = (callee[0], callee[1], at, depth)
+    if key not in _READS:
+        if len(_READS) > 65536:
+            _READS.clear()
+        _READS[key] = _reads_parameter_uncached(callee, at, depth)
+    return _READS[key]
+
+
+def _reads_parameter_uncached(callee: tuple, at: int | str, depth: int) -> bool:
+    node, offset, owner, scope = callee
+    params = node.params
+    positional = (*params.posonly_params, *params.params)
+    if isinstance(at, int):
+        if at + offset >= len(positional):
+            return False
+        name = positional[at + offset].name.value
+    elif any(p.name.value == at for p in (*positional, *params.kwonly_params)):
+        name = at
+    else:
+        return False
+
+    def callee_reads(call: cst.Call, position: int | str) -> bool:
+        if depth >= 2:
+            return False
+        func = call.func
+        target = None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and positional \
+                and func.value.value == positional[0].name.value and isinstance(owner, ClassValue):
+            method = owner.members.get(func.attr.value)  # self.bottleneck_fn(prev_features)
+            target = _callee_def(BoundMethod(method, None)) if isinstance(method, FunctionValue) else None
+        elif isinstance(func, cst.Name) and scope is not None:
+            target = _callee_def(scope.lookup(func.value))
+        return target is not None and _reads_parameter(target, position, depth + 1)
+
+    return only_reads(node, name, callee_reads)
 
 
 def _breaks(statements) -> bool:
@@ -274,9 +352,19 @@ class Containers:
         if isinstance(func, ModuleRef) and (func.library in ("numpy", "torch")
                                             or func.qualname in NON_MUTATING_BUILTINS):
             return
+        if _name_of(node.func) == REVEAL_NAME:
+            return  # reveal_shape(xs) only says what xs holds
+        callee = _callee_def(func)
+        position = 0
         for arg in node.args:
-            if not arg.star:  # f(*xs) and f(**kw) hand over copies
-                self.forget_list(arg.value, handed=True)
+            at = arg.keyword.value if arg.keyword is not None else position
+            position += arg.keyword is None and not arg.star
+            if arg.star:  # f(*xs) and f(**kw) hand over copies
+                continue
+            if callee is not None and isinstance(arg.value, cst.Name) and \
+                    _reads_parameter(callee, at):
+                continue  # ``layer(features)``: the layer only concatenates them
+            self.forget_list(arg.value, handed=True)
 
     def filled(self, holder: cst.BaseExpression, method: str, args: list) -> bool:
         """``layers.append(m)`` / ``layers.extend([a, b])`` on a list whose items are known,
