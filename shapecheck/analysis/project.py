@@ -36,7 +36,8 @@ nn.Conv2d through timm.layers' create_conv2d, create_conv2d_pad and get_padding_
 
 MAX_IMPORTED_MODULES = 40
 """Project files loaded for one analyzed file (a file counts once, whichever of its names
-each import needs); the rest of its imports are unknown."""
+each import needs); past it, the imports of imported files are unknown. The files the
+analyzed file's own imports name are always loaded."""
 
 MAX_IMPORTED_BYTES = 200_000
 """A bigger imported file is unknown: its module level alone would cost more than the importer."""

@@ -158,3 +158,23 @@ def test_names_an_imported_file_has_from_its_star_import_are_followed(tmp_path):
         write(tmp_path, {"app.py": main})
         findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
         assert [(f.line, f.code) for f in findings] == expected, module
+
+
+def test_the_files_the_analyzed_file_imports_are_read_whatever_the_others_spent(tmp_path):
+    # timm's resnet.py imports 34 names of timm.layers, whose own imports spent the budget of
+    # files before resnet.py's next import, its _builder, was read.
+    from shapecheck.analysis.api import AnalysisSettings, analyze_source
+    from shapecheck.analysis.project import MAX_IMPORTED_MODULES
+
+    count = MAX_IMPORTED_MODULES + 5
+    files = {f"lib/part{i}.py": f"def piece{i}():\n    return {i}\n" for i in range(count)}
+    files["lib/__init__.py"] = ""
+    files["lib/many.py"] = "".join(f"from .part{i} import piece{i}\n" for i in range(count)) + \
+        "\n\ndef use():\n    return " + " + ".join(f"piece{i}()" for i in range(count)) + "\n"
+    files["lib/helper.py"] = "import numpy as np\n\n\ndef make():\n    return np.zeros((3, 4))\n"
+    main = "import numpy as np\nfrom lib.many import use\nfrom lib.helper import make\n" \
+           "x = make() + np.zeros((5,))\n"
+    files["app.py"] = main
+    write(tmp_path, files)
+    findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in findings] == [(4, "SC101")]
