@@ -5,6 +5,7 @@ raises at the marked line, and the clean block runs."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,62 @@ out = bag(ids)
 out += torch.rand(4, 8)
 '''
     assert analyze_source(source, "t.py") == []
+
+
+SUBMODULES = """
+    import torch
+    from torch import nn
+
+
+    class Block(nn.Module):
+        def __init__(self, chs):
+            super().__init__()
+            self.conv = nn.Conv2d(chs, chs, 3, padding=1)
+            self.norm = nn.BatchNorm2d(chs)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+
+
+    class Net(nn.Module):
+        def __init__(self, widths=(8, 16, 24, 32, 40, 48, 56, 64, 72, 80)):
+            super().__init__()
+            self.stem = nn.Conv2d(3, widths[0], 3)
+            blocks = []
+            prev = widths[0]
+            for w in widths:
+                blocks += [nn.Conv2d(prev, w, 1), Block(w)]
+                prev = w
+            self.blocks = nn.Sequential(*blocks)
+            self.head = nn.Linear(HEAD, 10)
+
+        def forward(self, x):
+            x = self.blocks(self.stem(x))
+            return self.head(x.mean((2, 3)))
+
+
+    def net():
+        return Net()
+"""
+
+
+@pytest.mark.parametrize("head, expected", [("80", []), ("81", [(30, "SC106")])])
+def test_the_modules_a_constructor_builds_run_in_its_forward_not_each_on_its_own(head, expected,
+                                                                               monkeypatch):
+    # Each of the ten blocks running a forward of its own when built spent the budget of
+    # specializations before the model's forward reached its head (DenseNet's 58 layers and
+    # 116 norms did so with the real budget).
+    from shapecheck.analysis.interpret import functions, modules
+
+    monkeypatch.setattr(functions, "MAX_SPECIALIZATIONS", 22)
+    monkeypatch.setattr(modules, "MAX_SPECIALIZATIONS", 22)
+    source = textwrap.dedent(SUBMODULES).replace("HEAD", head)
+    assert sorted((f.line, f.code) for f in analyze_source(source, "t.py")) == expected
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(source, namespace)  # the test's own constant snippet
+    if expected:
+        with pytest.raises(RuntimeError, match="cannot be multiplied"):
+            namespace["net"]()(torch.zeros(1, 3, 12, 12))
+    else:
+        assert namespace["net"]()(torch.zeros(1, 3, 12, 12)).shape == (1, 10)

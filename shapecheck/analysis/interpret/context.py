@@ -180,6 +180,7 @@ class Context:
         self.sized_params: set[int] = set()  # parameters (node ids) the code uses as sizes
         self.param_flows: dict[int, set[int]] = {}  # parameter -> caller parameters passed to it
         self.no_grad = 0  # inside torch.no_grad() / inference_mode, or a function decorated so
+        self.building = 0  # inside an nn.Module's __init__: the modules it builds are its children
 
     def run(self) -> list[Finding]:
         self.exec_block(self.module.body)

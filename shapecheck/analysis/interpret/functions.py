@@ -453,6 +453,9 @@ class Functions:
         self.active.append(id(func))
         no_grad = any(disables_grad(d.decorator) for d in node.decorators)
         self.no_grad += no_grad
+        building = func.name == "__init__" and isinstance(func.owner, ClassValue) and \
+            func.owner.is_nn_module
+        self.building += building
         # The callee's body is not part of the caller's assert.
         saved_assert, self.in_assert = self.in_assert, False
         # A callee's argument writes wait for reads in the body that made the call: a pass over
@@ -479,6 +482,7 @@ class Functions:
             self.caller_storages.pop()
             self.pending_calls = saved_calls
             self.no_grad -= no_grad
+            self.building -= building
             self.in_assert = saved_assert
             self.active.pop()
             self.frame, self.flow = saved_frame, saved_flow

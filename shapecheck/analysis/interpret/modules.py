@@ -467,7 +467,10 @@ class Modules:
                 captured = self.capture.pop()
             if node is not None:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
-            if node is not None and cls.is_nn_module:
+            if node is not None and cls.is_nn_module and not self.building:
+                # A module another module's __init__ builds is its child: the parent's forward
+                # runs it on what it is given (a forward of its own for each of DenseNet's 58
+                # layers and 116 norms spent the whole budget before the model's forward ran).
                 self.forward_of_built(cls, instance, node)
         elif init is None and cls.container is not None:
             self.container_init(instance, args, kwargs)  # nn.Sequential's own __init__...
