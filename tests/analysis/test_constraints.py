@@ -420,3 +420,58 @@ def test_three_scipy_shapes_the_analyzer_must_not_invent():
         uncensored = interval[:, 0] == interval[:, 1]
         return np.isfinite(interval).all(axis=1) & ~uncensored
     """) == []
+
+
+PINNED = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Attention(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.qkv = nn.Linear(dim, dim * 3)
+
+        def forward(self, x):
+            B, N, C = x.shape
+            return self.qkv(x).reshape(B, N, 3, C).sum(2)
+
+
+    class Norm(nn.LayerNorm):
+        def forward(self, x):
+            return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+    class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.norm = NORM
+            self.attn = Attention(dim)
+
+        def forward(self, x):
+            return x + self.attn(self.norm(x))
+"""
+
+
+@pytest.mark.parametrize("norm, expected", [
+    ("nn.LayerNorm(dim)", []), ("Norm(dim)", []),
+    ("nn.LayerNorm(dim * 2)", [(29, "SC106")]), ("Norm(dim * 2)", [(29, "SC106")]),
+])
+def test_a_width_a_layer_reads_is_that_width_for_the_layers_after_it(norm, expected):
+    # The block's input is (B, N, C) from the attention's unpack; the norm (a layer, or F.layer_norm
+    # in a subclass's forward) says C is its width, so an attention built for another width fails
+    # for every input: timm's Block with norm1 sized 2 * dim.
+    source = textwrap.dedent(PINNED).replace("NORM", norm)
+    assert codes(source) == expected
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(source, namespace)  # the test's own constant snippet
+    block = namespace["Block"](8)
+    ran = []
+    for width in (8, 16):
+        try:
+            ran.append(tuple(block(torch.zeros(2, 5, width)).shape))
+        except RuntimeError:
+            pass
+    assert ran == ([] if expected else [(2, 5, 8)])

@@ -427,7 +427,7 @@ def test_a_module_that_is_one_of_several_gives_what_they_all_agree_on():
                 maybe_wrong = self.wrong(x)
                 return kept, either, maybe_wrong
     """)
-    assert shapes["kept"] == {"(B, 8, N, C//8)"}
+    assert shapes["kept"] == {"(B, 8, N, dim//8)"}  # qkv says C is dim
     assert shapes["either"] == {"(B, N, ?)"}  # (B, N, 4) or (B, N, C): the last dim unknown
     assert findings == []  # the LayerNorm of another width runs only if gated: not certain
 

@@ -28,7 +28,14 @@ from ...runtime.dims import UNKNOWN, Sym, atoms, format_shape, substitute, sym
 from ...runtime.nn.base import Layer
 from ...runtime.nn.sizes import BatchedInput
 from ...runtime.verdicts import ShapeError
-from ..values import UNKNOWN_VALUE, AbstractArray, IntValue, Value, shape_root
+from ..values import (
+    UNKNOWN_VALUE,
+    AbstractArray,
+    IntValue,
+    TupleValue,
+    Value,
+    shape_root,
+)
 
 # Distinct sizes for a rerun: primes past any size code writes as a literal, so that no
 # product or sum of them meets a concrete dim by chance.
@@ -49,6 +56,32 @@ class NamedSymbol:
     derived_from: frozenset = frozenset()
     """Named symbols the code computed it from (tokens = seq_len // groups): equal to one of
     them by construction for some sizes, so no SC112 between them."""
+
+
+def _bare_name(d: Any) -> str | None:
+    """The size name ``d`` is when it is one plain name (not ``2*C``, not ``C//8``)."""
+    if isinstance(d, Sym) and len(d.terms) == 1:
+        (mono, coeff), = d.terms
+        if coeff == 1 and len(mono) == 1 and mono[0].isidentifier():
+            return mono[0]
+    return None
+
+
+def _pinned(value: Value, pins: dict) -> Value:
+    """``value`` with the pinned size names replaced by their widths."""
+    if isinstance(value, AbstractArray) and (value.shape is not None or value.tail):
+        shape = None if value.shape is None else tuple(substitute(d, pins) for d in value.shape)
+        tail = tuple(substitute(d, pins) for d in value.tail)
+        if shape == value.shape and tail == value.tail:
+            return value
+        return replace(value, shape=shape, tail=tail)
+    if isinstance(value, IntValue) and isinstance(value.value, Sym):
+        pinned = substitute(value.value, pins)
+        return value if pinned == value.value else IntValue(pinned)
+    if isinstance(value, TupleValue):
+        items = tuple(_pinned(item, pins) for item in value.items)
+        return value if all(a is b for a, b in zip(items, value.items)) else replace(value, items=items)
+    return value
 
 
 def _shape_holder(source: cst.CSTNode) -> cst.Name | None:
@@ -366,6 +399,31 @@ class Constraints:
         """``self.fc(x)`` with x of unknown rank: x ends in the Linear's in_features from here
         on (the call fails otherwise), and so does every name of this scope that holds it."""
         return self.rebind_holders(current, lambda value: replace(value, tail=tuple(tail)))
+
+    def pin_widths(self, given: tuple, wanted: tuple) -> dict[str, Any]:
+        """A layer that ran on dims ``given`` needs them to be ``wanted`` (a Linear's
+        in_features, a LayerNorm's normalized shape, a convolution's in_channels): each given
+        dim that is a size the code named (``C`` of ``B, N, C = x.shape``) is that width from
+        here on, in every value of this scope, since the call fails otherwise. A later op that
+        needs another width then fails for every input."""
+        pins: dict[str, Any] = {}
+        for got, want in zip(given, wanted):
+            name = _bare_name(got)
+            # Only a name the code gave a dim (an unpack, a dim read): a constructor's size
+            # parameter (in_channels of a class built many times) names another width in
+            # each instance.
+            if name is not None and name in self.named_symbols and name not in pins and \
+                    name not in atoms(want) and \
+                    want is not UNKNOWN and (isinstance(want, int) or isinstance(want, Sym)):
+                pins[name] = want
+        if not pins:
+            return pins
+        scope = self.frame.scope
+        for name, value in list(scope.vars.items()):
+            pinned = _pinned(value, pins)
+            if pinned is not value:
+                scope.vars[name] = pinned
+        return pins
 
     def refined_text(self, holder: cst.BaseExpression) -> str:
         """``x.shape`` for the dims of the first array of unknown rank refined under the name x

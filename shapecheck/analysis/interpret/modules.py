@@ -6,7 +6,7 @@ import libcst as cst
 
 from ...runtime.dialects import NUMPY, NUMPY1, TORCH
 from ...runtime.dims import UNKNOWN as DIM_UNKNOWN
-from ...runtime.dims import format_shape
+from ...runtime.dims import format_shape, substitute
 from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn import LOSSES, with_unknowns_left_out
@@ -154,6 +154,10 @@ class Modules:
                 return AbstractArray(x.shape, x.dtype, "torch", origin, tail=x.tail,
                                      shape_of=shape_root(x))
             return AbstractArray(None, x.dtype if name != "embedding" else None, "torch", origin)
+        if args[0] is x and isinstance(converted[0], tuple):
+            pins = self.pin_functional_widths(name, converted, options)
+            if pins:
+                converted[0] = tuple(substitute(d, pins) for d in converted[0])
         operands = list(zip(args, arg_nodes))
         try:
             result = nn_functional(name, *converted, **options)
@@ -389,6 +393,10 @@ class Modules:
             options["dtype"] = x.dtype
         elif layer.kind.startswith(("BatchNorm", "InstanceNorm")):
             options["training"] = None  # the module's mode is not tracked
+        if trailing is None and len(arrays) == 1 and not options.get("hx"):
+            pins = self.pin_input_widths(x.shape, built, expected)
+            if pins:
+                shapes = [tuple(substitute(d, pins) for d in shapes[0])]
         try:
             result = built.forward(*shapes, **options)
         except ShapeError as err:
@@ -412,6 +420,38 @@ class Modules:
             return AbstractArray(None, dtype, "torch", origin, tail=tuple(result.shape[1:]),
                                  shape_of=shape_root(x) if keeps else None)
         return AbstractArray(result.shape, dtype, "torch", origin)
+
+    def pin_input_widths(self, shape: tuple, built, expected) -> dict:
+        """The widths the layer just read from its input, as what it needs them to be: a
+        Linear's or LayerNorm's trailing dims, the channels of a batched convolution."""
+        trailing = trailing_features(built)
+        if trailing is not None and len(shape) >= len(trailing):
+            return self.pin_widths(shape[len(shape) - len(trailing):], trailing)
+        if expected is not None and expected.feature_dim is not None and len(shape) == expected.rank:
+            try:
+                width = built[expected.feature_argument]
+            except (KeyError, TypeError):
+                return {}
+            return self.pin_widths((shape[expected.feature_dim],), (width,))
+        return {}
+
+    def pin_functional_widths(self, name: str, converted: list, options: dict) -> dict:
+        """``F.layer_norm(x, (C,))``, ``F.linear(x, w)``: the trailing widths they read, as
+        ``pin_input_widths`` does for the layers."""
+        shape = converted[0]
+        second = converted[1] if len(converted) > 1 else options.get(
+            "normalized_shape" if name in ("layer_norm", "rms_norm") else "weight")
+        if not isinstance(second, tuple) or not second:
+            return {}
+        if name in ("layer_norm", "rms_norm"):
+            wanted = second
+        elif name == "linear" and len(second) == 2:
+            wanted = second[1:]
+        else:
+            return {}
+        if len(shape) < len(wanted):
+            return {}
+        return self.pin_widths(shape[len(shape) - len(wanted):], wanted)
 
     def call_layer_with_inputs(self, node, layer: LayerValue, args: list, kwargs: dict,
                                arg_nodes: list) -> Value:
