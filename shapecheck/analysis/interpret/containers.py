@@ -38,7 +38,7 @@ from ..values import (
     join_values,
 )
 from .env import DictView, PartialValue
-from .list_reads import only_reads
+from .list_reads import once_per_process, only_reads
 from .names import LIST_MUTATORS, NON_MUTATING_BUILTINS
 
 UNROLL_ITEMS = 64
@@ -80,15 +80,11 @@ _BUILDS: dict[cst.CSTNode, bool] = {}
 
 
 def _builds(body: cst.CSTNode) -> bool:
-    """Read once per loop and process: a loop is met at every call of its function."""
-    found = _BUILDS.get(body)
-    if found is None:
-        if len(_BUILDS) > 4096:
-            _BUILDS.clear()
+    def read() -> bool:
         finder = _BuildsFinder()
         body.visit(finder)
-        found = _BUILDS[body] = finder.found
-    return found
+        return finder.found
+    return once_per_process(_BUILDS, body, read)
 
 
 def _holds_module(value: Value) -> bool:
@@ -125,12 +121,8 @@ def _reads_parameter(callee: tuple, at: int | str, depth: int = 0) -> bool:
     """The callee's parameter at position ``at`` (or named ``at``) only reads the list it is
     given (list_reads.py); methods it hands the list to on ``self`` and functions of its
     scope are read in turn, two calls deep. Read once per process: the answer is the code's."""
-    key = (callee[0], callee[1], at, depth)
-    if key not in _READS:
-        if len(_READS) > 65536:
-            _READS.clear()
-        _READS[key] = _reads_parameter_uncached(callee, at, depth)
-    return _READS[key]
+    return once_per_process(_READS, (callee[0], callee[1], at, depth),
+                            lambda: _reads_parameter_uncached(callee, at, depth), 65536)
 
 
 def _reads_parameter_uncached(callee: tuple, at: int | str, depth: int) -> bool:

@@ -10,7 +10,7 @@ reads the list, the caller keeps it.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -132,18 +132,26 @@ def _del_targets(target: cst.BaseExpression) -> list:
     return [target]
 
 
+def once_per_process(cache: dict, key: Any, compute: Callable[[], Any], capacity: int = 4096) -> Any:
+    """``compute()`` remembered under ``key``: a syntactic read of a body or a loop, which the
+    walk meets at every call of its function. The cache is emptied when it is full."""
+    if key not in cache:
+        if len(cache) >= capacity:
+            cache.clear()
+        cache[key] = compute()
+    return cache[key]
+
+
 _USES: dict[cst.FunctionDef, _Uses] = {}
 
 
 def _uses(func: cst.FunctionDef) -> _Uses:
-    """The body's uses, read once per process (a body is met at every call of it)."""
-    found = _USES.get(func)
-    if found is None:
-        if len(_USES) > 4096:
-            _USES.clear()
-        found = _USES[func] = _Uses()
-        func.body.visit(found)
-    return found
+    """The body's uses."""
+    def read() -> _Uses:
+        uses = _Uses()
+        func.body.visit(uses)
+        return uses
+    return once_per_process(_USES, func, read)
 
 
 def only_reads(func: cst.FunctionDef, name: str, callee_reads: CalleeReads) -> bool:
@@ -168,4 +176,4 @@ def only_reads(func: cst.FunctionDef, name: str, callee_reads: CalleeReads) -> b
     return True
 
 
-__all__ = ["CalleeReads", "only_reads"]
+__all__ = ["CalleeReads", "once_per_process", "only_reads"]
