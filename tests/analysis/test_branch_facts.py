@@ -493,3 +493,36 @@ def test_a_rank_taken_from_an_index_is_no_ground_for_an_error_inside_a_sequentia
     """
     assert codes(source) == []
     assert run(source) is None
+
+
+WINDOW = """
+import numpy as np
+
+
+def get_window(window, n):
+    if not isinstance(window, str | tuple):
+        return np.kaiser(n, float(window))
+    name = window if isinstance(window, str) else window[0]
+    if name.endswith("_symmetric"):
+        name = name[:-10]
+    return np.hanning(n)
+
+
+def check(window, n):
+    if isinstance(window, str) or type(window) is tuple:
+        win = get_window(window, n)
+    else:
+        win = np.asarray(window)
+    return win
+
+
+w = check(np.ones(20), 20) + np.ones(20)
+"""
+
+
+def test_type_of_an_array_and_a_union_of_classes_decide_the_branch():
+    # scipy's check_COLA and get_window: an array given as the window is neither a str nor a
+    # tuple, so the branch that indexes window[0] as a name never runs for it.
+    assert codes(WINDOW) == []
+    assert run(WINDOW) is None
+    assert codes(WINDOW.replace("np.ones(20), 20)", "'hann_symmetric', 20)")) == []

@@ -21,6 +21,7 @@ from ..values import (
     TupleValue,
     Value,
 )
+from .classes import type_of
 from .env import StrMethod
 from .names import MORE_KEYWORDS, OPERATOR_FUNCTIONS
 
@@ -119,6 +120,8 @@ class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "isinstance" and len(args) == 2:
             return self.isinstance_of(*args)
+        if name == "type" and len(args) == 1 and not kwargs:
+            return type_of(args[0])
         if name == "issubclass" and len(args) == 2:
             return self.issubclass_of(*args)
         if name in ("any", "all") and len(args) == 1 and not kwargs:

@@ -68,6 +68,27 @@ _ABSTRACT_TYPES = {"collections.abc.Iterable": collections.abc.Iterable,
 _ARRAY_TYPES = {"torch.Tensor": "torch", "numpy.ndarray": "numpy"}
 
 
+def type_of(value: Value) -> Value:
+    """``type(x)`` when it is certain: the array class of an array, the builtin class of a
+    number, a str, a tuple or a list (what ``type(window) is tuple`` compares)."""
+    if isinstance(value, AbstractArray) and not value.maybe_not_array and value.library in ("numpy", "torch"):
+        return ModuleRef("numpy.ndarray" if value.library == "numpy" else "torch.Tensor")
+    known = _python_type(value)
+    names = {kind: name for name, kind in _BUILTIN_TYPES.items()}
+    return ModuleRef(names[known]) if known in names else UNKNOWN_VALUE
+
+
+def same_type_name(left: Value, right: Value) -> bool | None:
+    """``type(x) is tuple``: two classes both known by name (builtins, ndarray, Tensor) are
+    the same class exactly when their names are; None for any other pair."""
+    if not (isinstance(left, ModuleRef) and isinstance(right, ModuleRef)):
+        return None
+    names = [canonical(v.qualname) for v in (left, right)]
+    if all(name in _BUILTIN_TYPES or name in _ARRAY_TYPES for name in names):
+        return names[0] == names[1]
+    return None
+
+
 def _python_type(value: Value) -> type | None:
     """The Python type of a value whose type is certain."""
     if isinstance(value, ConstValue):

@@ -31,6 +31,7 @@ from ..values import (
     is_bool,
     is_torch_nn_class,
 )
+from .classes import same_type_name
 from .dicts import dict_contains
 from .env import PartialValue
 
@@ -106,6 +107,9 @@ def identity(left: Value, right: Value, negated: bool) -> Value:
     if isinstance(left, (ClassValue, FunctionValue)) and isinstance(right, (ClassValue, FunctionValue)):
         # ``block_type is NextConvBlock``: two classes or functions of the code
         return ConstValue((left.node is right.node) != negated)
+    same = same_type_name(left, right)
+    if same is not None:  # ``type(window) is tuple`` of an array
+        return ConstValue(same != negated)
     decided = None
     for a, b in ((left, right), (right, left)):
         if not (isinstance(b, ConstValue) and any(b.value is s for s in _SINGLETONS)):

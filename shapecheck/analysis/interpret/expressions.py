@@ -23,6 +23,7 @@ from ..values import (
     UNKNOWN_BOOL,
     UNKNOWN_VALUE,
     AbstractArray,
+    ClassValue,
     ConstValue,
     DictValue,
     FloatValue,
@@ -340,6 +341,12 @@ class Expressions:
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
         left = self.eval(node.left)
         right = self.eval(node.right)
+        if isinstance(node.operator, cst.BitOr) and all(
+                isinstance(v, (ModuleRef, ClassValue)) or isinstance(v, TupleValue) and not v.is_list and
+                all(isinstance(i, (ModuleRef, ClassValue)) for i in v.items) for v in (left, right)):
+            # ``str | tuple``: a union of classes, which isinstance takes as the tuple of them
+            return TupleValue(tuple(i for v in (left, right)
+                                    for i in (v.items if isinstance(v, TupleValue) else (v,))))
         op = BINOPS.get(type(node.operator))
         if op is None:
             return UNKNOWN_VALUE
