@@ -100,8 +100,8 @@ def _name_of(func: cst.BaseExpression) -> str | None:
 
 
 def _callee_def(func: Value) -> tuple | None:
-    """(def, its parameters' offset, owner class) of a function of the code a call reaches:
-    a function, a bound method, a module's forward."""
+    """(def, its parameters' offset, owner class, closure scope) of a function of the code a
+    call reaches: a function, a bound method, a module's forward."""
     if isinstance(func, BoundMethod):
         func, offset = func.function, 1
     elif isinstance(func, InstanceValue):
