@@ -475,3 +475,57 @@ def test_a_width_a_layer_reads_is_that_width_for_the_layers_after_it(norm, expec
         except RuntimeError:
             pass
     assert ran == ([] if expected else [(2, 5, 8)])
+
+
+FILLED = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Norm(nn.LayerNorm):
+        def forward(self, x):
+            return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+    def run(n):
+        x = torch.zeros(2, 5, n)
+        x = FIRST(x)
+        return nn.LayerNorm(SECOND)(x)
+"""
+
+
+@pytest.mark.parametrize("first, second, expected", [
+    ("nn.LayerNorm(16)", "16", []), ("Norm(16)", "16", []), ("nn.Linear(16, 4)", "4", []),
+    ("nn.LayerNorm(16)", "32", [(15, "SC113")]), ("Norm(16)", "32", [(15, "SC113")]),
+    ("nn.Linear(16, 4)", "8", [(15, "SC113")]),
+])
+def test_a_width_nobody_knew_is_the_one_the_layer_read(first, second, expected):
+    # x's last dim is a value the code does not say; the first layer only runs when it is the
+    # layer's width, so a second layer sized otherwise fails for every n.
+    source = textwrap.dedent(FILLED).replace("FIRST", first).replace("SECOND", second)
+    assert codes(source) == expected
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(source, namespace)  # the test's own constant snippet
+    ran = []
+    for n in (4, 8, 16, 32):
+        try:
+            ran.append(tuple(namespace["run"](n).shape))
+        except RuntimeError:
+            pass
+    assert ran == ([] if expected else [(2, 5, 16 if "LayerNorm" in first or "Norm" in first else 4)])
+
+
+def test_a_width_read_through_a_view_is_not_filled_into_another_shape():
+    # The layer read y's last dim; x, a different shape over the same memory, keeps its own.
+    assert codes("""
+        import torch
+        from torch import nn
+
+        def run(n):
+            x = torch.zeros(2, 5 * n)
+            y = x.view(2, 5, n)
+            y = nn.LayerNorm(16)(y)
+            return nn.LayerNorm(80)(x)
+    """) == []

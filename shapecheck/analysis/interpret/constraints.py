@@ -425,6 +425,28 @@ class Constraints:
                 scope.vars[name] = pinned
         return pins
 
+    def fill_widths(self, current: AbstractArray, start: int, wanted: tuple) -> AbstractArray:
+        """A layer read dims ``start...`` of ``current`` as ``wanted`` (a LayerNorm's normalized
+        shape, a convolution's in_channels): the ones nobody knew are those widths from here
+        on, in every name of this scope that holds the array, since the call fails otherwise."""
+        shape = current.shape
+        if shape is None or start < 0 or start + len(wanted) > len(shape):
+            return current
+        filled = list(shape)
+        for i, want in enumerate(wanted):
+            if shape[start + i] is UNKNOWN and (isinstance(want, (int, Sym))
+                                                and not isinstance(want, bool)):
+                filled[start + i] = want
+        if filled == list(shape):
+            return current
+        filled = tuple(filled)
+
+        def refine(value: AbstractArray) -> AbstractArray:
+            same = value.shape is not None and len(value.shape) == len(filled)
+            return replace(value, shape=filled) if same else value
+
+        return self.rebind_holders(current, refine)
+
     def refined_text(self, holder: cst.BaseExpression) -> str:
         """``x.shape`` for the dims of the first array of unknown rank refined under the name x
         in this function; ``x#2.shape`` for the next (x rebound to another array): the dims of

@@ -155,7 +155,9 @@ class Modules:
                                      shape_of=shape_root(x))
             return AbstractArray(None, x.dtype if name != "embedding" else None, "torch", origin)
         if args[0] is x and isinstance(converted[0], tuple):
-            pins = self.pin_functional_widths(name, converted, options)
+            x, pins = self.functional_widths(name, x, converted, options)
+            if x.shape is not None and len(x.shape) == len(converted[0]):
+                converted[0] = x.shape
             if pins:
                 converted[0] = tuple(substitute(d, pins) for d in converted[0])
         operands = list(zip(args, arg_nodes))
@@ -394,7 +396,8 @@ class Modules:
         elif layer.kind.startswith(("BatchNorm", "InstanceNorm")):
             options["training"] = None  # the module's mode is not tracked
         if trailing is None and len(arrays) == 1 and not options.get("hx"):
-            pins = self.pin_input_widths(x.shape, built, expected)
+            x, pins = self.input_widths(x, built, expected)
+            shapes = [x.shape]
             if pins:
                 shapes = [tuple(substitute(d, pins) for d in shapes[0])]
         try:
@@ -421,37 +424,43 @@ class Modules:
                                  shape_of=shape_root(x) if keeps else None)
         return AbstractArray(result.shape, dtype, "torch", origin)
 
-    def pin_input_widths(self, shape: tuple, built, expected) -> dict:
+    def input_widths(self, x: AbstractArray, built, expected) -> tuple[AbstractArray, dict]:
         """The widths the layer just read from its input, as what it needs them to be: a
-        Linear's or LayerNorm's trailing dims, the channels of a batched convolution."""
+        Linear's or LayerNorm's trailing dims, the channels of a batched convolution. Returns
+        x with the widths nobody knew filled in, and the named sizes pinned to them."""
+        shape = x.shape
         trailing = trailing_features(built)
         if trailing is not None and len(shape) >= len(trailing):
-            return self.pin_widths(shape[len(shape) - len(trailing):], trailing)
-        if expected is not None and expected.feature_dim is not None and len(shape) == expected.rank:
+            start, wanted = len(shape) - len(trailing), tuple(trailing)
+        elif expected is not None and expected.feature_dim is not None and len(shape) == expected.rank:
             try:
-                width = built[expected.feature_argument]
+                start, wanted = expected.feature_dim % len(shape), (built[expected.feature_argument],)
             except (KeyError, TypeError):
-                return {}
-            return self.pin_widths((shape[expected.feature_dim],), (width,))
-        return {}
+                return x, {}
+        else:
+            return x, {}
+        return self.fill_widths(x, start, wanted), \
+            self.pin_widths(shape[start:start + len(wanted)], wanted)
 
-    def pin_functional_widths(self, name: str, converted: list, options: dict) -> dict:
+    def functional_widths(self, name: str, x: AbstractArray, converted: list,
+                          options: dict) -> tuple[AbstractArray, dict]:
         """``F.layer_norm(x, (C,))``, ``F.linear(x, w)``: the trailing widths they read, as
-        ``pin_input_widths`` does for the layers."""
+        ``input_widths`` does for the layers."""
         shape = converted[0]
         second = converted[1] if len(converted) > 1 else options.get(
             "normalized_shape" if name in ("layer_norm", "rms_norm") else "weight")
         if not isinstance(second, tuple) or not second:
-            return {}
+            return x, {}
         if name in ("layer_norm", "rms_norm"):
             wanted = second
         elif name == "linear" and len(second) == 2:
             wanted = second[1:]
         else:
-            return {}
-        if len(shape) < len(wanted):
-            return {}
-        return self.pin_widths(shape[len(shape) - len(wanted):], wanted)
+            return x, {}
+        if len(shape) < len(wanted) or x.shape is None or len(x.shape) != len(shape):
+            return x, {}
+        start = len(shape) - len(wanted)
+        return self.fill_widths(x, start, wanted), self.pin_widths(shape[start:], wanted)
 
     def call_layer_with_inputs(self, node, layer: LayerValue, args: list, kwargs: dict,
                                arg_nodes: list) -> Value:
