@@ -232,6 +232,14 @@ class SetValue:
 
 
 @dataclass(frozen=True)
+class NamespaceNames:
+    """``dir(torch.nn.functional)``: the names a library module defines, of which the analysis
+    knows some (what ``'hardswish' in dir(F)`` asks) but never all."""
+
+    qualname: str
+
+
+@dataclass(frozen=True)
 class Iterable:
     """Something iterated over whose length is not known and whose items are all ``element``:
     ``range(n)``, a comprehension, a list filled by ``append`` in a loop. ``items`` are the
@@ -450,7 +458,7 @@ def _join_modules(a: Any, b: Any) -> Any:
 
 Value = Union[AbstractArray, UnknownValue, UnknownBool, KnownTruth, IntValue, FloatValue, ConstValue, TupleValue,
               DictValue, PartialDict, SliceValue, ModuleRef, DtypeValue, GeneratorValue, LayerValue, FunctionValue,
-              ClassValue, InstanceValue, BoundMethod, Alternatives, TupleChoice, SetValue]
+              ClassValue, InstanceValue, BoundMethod, Alternatives, TupleChoice, SetValue, NamespaceNames]
 
 
 def join_dims(a: Dim, b: Dim) -> Dim:

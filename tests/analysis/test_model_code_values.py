@@ -488,3 +488,55 @@ def test_a_norm_layer_named_by_a_string_is_looked_up_and_bound(width, expected):
     source = NAMED_FACTORY.replace("WIDTH", width)
     assert findings(source) == expected
     assert run(source, "make()(torch.zeros(1, 3, 8, 8))") == (None if not expected else "RuntimeError")
+
+
+FEATURE_TEST = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    class HardSwish(nn.Module):
+        def forward(self, x):
+            return x * F.relu6(x + 3.0) / 6.0
+
+    _HAS = TEST
+    _LAYERS = dict(hard_swish=nn.Hardswish if _HAS else HardSwish, relu=nn.ReLU)
+
+    class Stem(nn.Sequential):
+        def __init__(self, width):
+            super().__init__()
+            self.add_module("conv1", nn.Conv2d(3, width // 2, 3, padding=1))
+            self.add_module("act", _LAYERS["hard_swish"]())
+            self.add_module("conv2", nn.Conv2d(WIDTH, width, 3, padding=1))
+
+    def make():
+        return Stem(32)
+"""
+
+
+@pytest.mark.parametrize("test", ["'hardswish' in dir(torch.nn.functional)",
+                                  "hasattr(F, 'hardswish')", "hasattr(nn, 'Hardswish')"])
+@pytest.mark.parametrize("width, expected", [("width // 2", []), ("width", [(21, "SC113")])])
+def test_a_feature_test_of_the_torch_version_is_decided(test, width, expected):
+    # timm's create_act.py picks nn.Hardswish when `'hardswish' in dir(torch.nn.functional)`:
+    # a name the runtime models is there in today's torch, so the choice is known and the
+    # stem's widths reach its second conv.
+    source = FEATURE_TEST.replace("TEST", test).replace("WIDTH", width)
+    assert findings(source) == expected
+    assert run(source, "make()(torch.zeros(1, 3, 8, 8))") == (None if not expected else "RuntimeError")
+
+
+@pytest.mark.parametrize("test", ["'no_such_op' in dir(torch.nn.functional)",
+                                  "hasattr(F, 'no_such_op')", "'hardswish' in dir(torch.linalg)"])
+def test_a_feature_test_of_a_name_nobody_knows_stays_undecided(test):
+    # Nothing says a name is absent from torch: both classes stay possible, no finding.
+    source = FEATURE_TEST.replace("TEST", test).replace("WIDTH", "width")
+    assert findings(source) == []
+
+
+def test_a_sequential_subclass_built_by_a_builder_runs_torchs_forward():
+    # No forward of its own: nn.Sequential's runs the children in the order add_module added
+    # them, and the builder's instance fails for every input.
+    source = FEATURE_TEST.replace("TEST", "True").replace("WIDTH", "width")
+    assert findings(source) == [(21, "SC113")]
+    assert findings(source.replace("return Stem(32)", "return 32")) == []

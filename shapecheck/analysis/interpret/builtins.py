@@ -8,8 +8,14 @@ import math
 
 import libcst as cst
 
+from ...runtime.dialects import TORCH
 from ...runtime.dims import UNKNOWN, eq
+from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
+from ...runtime.nn import FUNCTIONAL_LOSSES
+from ...runtime.nn import LAYERS as NN_LAYERS
+from ...runtime.optable import lookup
 from ..values import (
+    UNKNOWN_BOOL,
     UNKNOWN_VALUE,
     AbstractArray,
     ConstValue,
@@ -18,6 +24,8 @@ from ..values import (
     InstanceValue,
     IntValue,
     Iterable,
+    ModuleRef,
+    NamespaceNames,
     TupleValue,
     Value,
 )
@@ -116,8 +124,29 @@ def _dict_of(args: list, kwargs: dict) -> Value:
     return DictValue(tuple(merged.items()))
 
 
+def library_defines(qualname: str, name: str) -> bool:
+    """torch's module ``qualname`` defines ``name``, as far as the runtime knows torch: True
+    for what it models (``F.hardswish``, ``nn.Conv2d``, ``torch.cat``), False when it cannot
+    tell (another name, another module)."""
+    if qualname == "torch.nn.functional":
+        return name in NN_FUNCTIONAL or name in FUNCTIONAL_LOSSES or \
+            lookup(f"F.{name}", TORCH) is not None
+    if qualname == "torch.nn":
+        return name in NN_LAYERS
+    if qualname == "torch":
+        return lookup(name, TORCH) is not None
+    return False
+
+
 class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
+        if name == "dir" and len(args) == 1 and isinstance(args[0], ModuleRef) and not kwargs:
+            return NamespaceNames(args[0].qualname)
+        if name == "hasattr" and len(args) == 2 and isinstance(args[0], ModuleRef) and \
+                isinstance(args[1], ConstValue) and isinstance(args[1].value, str):
+            # hasattr(F, "scaled_dot_product_attention"): a feature test of the torch version
+            return ConstValue(True) if library_defines(args[0].qualname, args[1].value) \
+                else UNKNOWN_BOOL
         if name == "isinstance" and len(args) == 2:
             return self.isinstance_of(*args)
         if name == "type" and len(args) == 1 and not kwargs:

@@ -23,6 +23,7 @@ from ..values import (
     Iterable,
     LayerValue,
     ModuleRef,
+    NamespaceNames,
     SetValue,
     SliceValue,
     TupleValue,
@@ -31,6 +32,7 @@ from ..values import (
     is_bool,
     is_torch_nn_class,
 )
+from .builtins import library_defines
 from .classes import same_type_name
 from .dicts import dict_contains
 from .env import PartialValue
@@ -138,6 +140,9 @@ def membership(needle: Value, container: Value, negated: bool) -> Value:
     elif isinstance(container, ConstValue) and isinstance(container.value, str) and \
             isinstance(needle, ConstValue) and isinstance(needle.value, str):
         decided = needle.value in container.value
+    elif isinstance(container, NamespaceNames) and isinstance(needle, ConstValue) and \
+            isinstance(needle.value, str) and library_defines(container.qualname, needle.value):
+        decided = True  # 'hardswish' in dir(torch.nn.functional); no name is surely absent
     return _verdict(None if decided is None else decided != negated, True)
 
 

@@ -531,14 +531,21 @@ class Modules:
         class does with its constructor's parameters as symbols: layers that disagree for
         these arguments fail for every input, and are reported at the call."""
         forward = cls.members.get("forward")
-        if not isinstance(forward, FunctionValue) or forward.node is None or \
-                id(forward) in self.active or len(self.active) >= MAX_CALL_DEPTH or \
-                self.specializations >= MAX_SPECIALIZATIONS:
+        inherited = cls.sequential and not isinstance(forward, FunctionValue)
+        if not inherited and (not isinstance(forward, FunctionValue) or forward.node is None or
+                              id(forward) in self.active) or \
+                len(self.active) >= MAX_CALL_DEPTH or self.specializations >= MAX_SPECIALIZATIONS:
             return
         self.specializations += 1
         self.capture.append({})
         try:
-            self.analyze_function(forward, [instance], {}, by_call=False)
+            if inherited:
+                # nn.Sequential's own forward(input): the children in the order they were added.
+                self.call_sequential(node, self.children_of(instance),
+                                     [AbstractArray(None, None, "torch", self.origin(node))],
+                                     [cst.Name("input")])
+            else:
+                self.analyze_function(forward, [instance], {}, by_call=False)
         finally:
             captured = self.capture.pop()
         self.emit_at_call(node, f"{cls.name}.forward", captured)

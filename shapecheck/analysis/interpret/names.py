@@ -23,7 +23,7 @@ BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tupl
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
                        "getattr", "hasattr", "setattr", "map", "all", "any", "dict",
-                       "issubclass"})
+                       "issubclass", "dir"})
 
 
 BINOPS = {
