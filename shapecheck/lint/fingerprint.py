@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
+import re
 import tokenize
 import warnings
 from collections import defaultdict
@@ -27,6 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..analysis.findings import Finding
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 _SKIPPED_TOKENS = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
                              tokenize.DEDENT, tokenize.ENDMARKER})
@@ -69,7 +72,7 @@ class StatementIndex:
     """The statements of one source, innermost first at any place, with their enclosing functions."""
 
     def __init__(self, source: str) -> None:
-        self.lines = source.split("\n")
+        self.lines = _LINE_BREAK.split(source)  # as Python counts lines: a lone \r ends one too
         self.statements: list[_Statement] = []
         try:
             with warnings.catch_warnings():

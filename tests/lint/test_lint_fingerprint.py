@@ -72,3 +72,10 @@ def test_the_digest_does_not_depend_on_the_line():
     above = fingerprints([finding(2)], {("m.py", None): "def f():\n    a + b\n"})
     below = fingerprints([finding(5)], {("m.py", None): "x = 1\n\n\ndef f():\n    a  +  b\n"})
     assert [p.digest for p in above.values()] == [p.digest for p in below.values()]
+
+
+def test_lines_end_where_python_ends_them_a_lone_carriage_return_too():
+    # Python (and so every finding's line) counts "\r" alone as a line break.
+    index = StatementIndex("#\rx = 1\r\ny = 2\n")
+    assert index.at(2, 1) == ("", "x = 1")
+    assert index.at(3, 1) == ("", "y = 2")
