@@ -39,8 +39,9 @@ MAX_IMPORTED_MODULES = 40
 each import needs); past it, the imports of imported files are unknown. The files the
 analyzed file's own imports name are always loaded."""
 
-MAX_IMPORTED_BYTES = 200_000
-"""A bigger imported file is unknown: its module level alone would cost more than the importer."""
+MAX_IMPORTED_BYTES = 1_000_000
+"""A bigger imported file is unknown (generated code, tables). Below it, only the statements an
+import names are parsed, so a big file costs what its imported definitions cost."""
 
 MAX_IMPORTED_LINES = 300
 """Lines of an imported file parsed for one import statement."""

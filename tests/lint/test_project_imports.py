@@ -351,3 +351,25 @@ def test_an_imported_config_default_that_is_no_size_never_becomes_a_dim(project,
                     return dt
             """})
     assert findings(shapecheck, ".") == []
+
+
+def test_a_definition_of_a_big_file_is_read_alone(project, shapecheck):
+    # timm's vision_transformer.py is 234 kB, and pit.py imports its Block: only the
+    # statements an import names are parsed, so the file's size is no reason to refuse it.
+    filler = "".join(f"\n\ndef helper_{i}(a, b):\n    return a + b  # {'x' * 60}\n"
+                     for i in range(2500))
+    write(project, {
+        "pkg/__init__.py": "",
+        "pkg/big.py": "import numpy as np\n" + filler + """
+
+def combine(a, b):
+    return a @ b
+""",
+        "pkg/main.py": """
+            import numpy as np
+            from .big import combine
+
+            bad = combine(np.zeros((3, 4)), np.zeros((5, 2)))
+            """})
+    assert (project / "pkg/big.py").stat().st_size > 250_000
+    assert findings(shapecheck, "pkg/main.py") == [("pkg/main.py", 4, "SC106")]
