@@ -192,6 +192,9 @@ def creation(library: str, name: str, args: tuple, kwargs: dict, *,
     """The array ``<library>.<name>(*args, **kwargs)`` makes (see the module's docstring)."""
     torch = library == "torch"
     default_float = "float32" if torch else "float64"
+    if "dtype" in kwargs and kwargs["dtype"] is None:
+        # dtype=None is the default in both libraries (timm passes dtype=dtype through).
+        kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
     dtype = dtype_spelling(kwargs["dtype"]) if "dtype" in kwargs else None
     makes_array = name in CREATORS or name.startswith("random.") or generator
     if ("dtype" in kwargs and dtype is None) or set(kwargs) - _KWARGS:

@@ -50,6 +50,13 @@ CASES = [
     ("torch", "tensor", ([[1, 2], [3, 4]],), {}),
     ("torch", "tensor", ([1.0, 2.0],), {}),
     ("torch", "randint", (0, 10, (3, 4)), {}),
+    # dtype=None is the default (timm passes dtype=dtype through every constructor)
+    ("torch", "empty", ((64,),), {"dtype": None}),
+    ("torch", "zeros", (3, 4), {"dtype": None, "device": None}),
+    ("torch", "tensor", ([1, 2],), {"dtype": None}),
+    ("numpy", "zeros", ((2,),), {"dtype": None}),
+    ("numpy", "array", ([[1, 2]],), {"dtype": None}),
+    ("numpy", "full", ((2,), 1.5), {"dtype": None}),
 ]
 
 
@@ -58,10 +65,10 @@ def _real(library, name, args, kwargs):
         func = np
         for part in name.split("."):
             func = getattr(func, part)
-        kwargs = {k: getattr(np, v) if k == "dtype" else v for k, v in kwargs.items()}
+        kwargs = {k: getattr(np, v) if k == "dtype" and v else v for k, v in kwargs.items()}
         return np.asarray(func(*args, **kwargs))
     torch = pytest.importorskip("torch")
-    kwargs = {k: getattr(torch, v) if k == "dtype" else v for k, v in kwargs.items()}
+    kwargs = {k: getattr(torch, v) if k == "dtype" and v else v for k, v in kwargs.items()}
     return getattr(torch, name)(*args, **kwargs)
 
 
