@@ -540,3 +540,33 @@ def test_a_sequential_subclass_built_by_a_builder_runs_torchs_forward():
     source = FEATURE_TEST.replace("TEST", "True").replace("WIDTH", "width")
     assert findings(source) == [(21, "SC113")]
     assert findings(source.replace("return Stem(32)", "return 32")) == []
+
+
+DROPOUT_HEAD = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop_rate = 0.2
+            self.fc = nn.Linear(16, 4)
+
+        def forward(self, x):
+            x = F.dropout(x, p=self.drop_rate, training=FLAG)
+            return self.fc(x)
+
+    def make():
+        return Head()(torch.zeros(2, WIDTH))
+"""
+
+
+@pytest.mark.parametrize("flag", ["self.training", "not self.training"])
+@pytest.mark.parametrize("width, expected", [("16", []), ("8", [(17, "SC106")])])
+def test_a_dropout_whose_mode_nobody_knows_keeps_its_input_shape(flag, width, expected):
+    # timm's heads: F.dropout(x, p=self.drop_rate, training=self.training). The module's mode
+    # is some bool; whichever, dropout keeps the shape, and the classifier after it is checked.
+    source = DROPOUT_HEAD.replace("FLAG", flag).replace("WIDTH", width)
+    assert findings(source) == expected
+    assert run(source, "make()") == (None if not expected else "RuntimeError")

@@ -11,6 +11,7 @@ from ...runtime.members import TENSOR_MEMBERS
 from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ...runtime.optable import RESULT_FIELDS
 from ..values import (
+    UNKNOWN_BOOL,
     UNKNOWN_VALUE,
     AbstractArray,
     BoundMethod,
@@ -115,6 +116,8 @@ class Attributes:
             view = self.container_view(base, name) if member is None else None
             if view is not None:
                 return view
+            if member is None and name == "training" and base.cls.is_nn_module:
+                return UNKNOWN_BOOL  # nn.Module's mode: a bool train() and eval() set
             return member if member is not None else UNKNOWN_VALUE
         if isinstance(base, PackedValue):
             return self.packed_attribute(base, name)

@@ -419,13 +419,18 @@ class Calls:
         origin_array = arrays[0]
         dtype = origin_array.dtype if short not in ("argmax", "argmin") else "int64"
         shape_keeping = any(self.keeps_shape(c) for c in candidates)
-        if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
+
+        def unchecked() -> AbstractArray:
+            """The rule cannot run: an op that keeps its input's shape still keeps it."""
             if shape_keeping and args and isinstance(args[0], AbstractArray):
                 return args[0].derived(args[0].shape, self.origin(node), library=lib,
                                        dtype=dtype, reduced=args[0].reduced,
                                        explicit_axis=args[0].explicit_axis, tail=args[0].tail,
                                        shape_of=shape_root(args[0]))
             return AbstractArray(None, None, lib, self.origin(node))
+
+        if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
+            return unchecked()
         if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):
             return AbstractArray(None, None, lib, self.origin(node))
@@ -434,7 +439,7 @@ class Calls:
         conv_args = tuple(to_arg(v, spec.takes_sequence, contents) for v in args)
         conv_kwargs = {k: to_arg(v, contents=contents) for k, v in kwargs.items()}
         if any(a is FAIL for a in conv_args) or any(a is FAIL for a in conv_kwargs.values()):
-            return AbstractArray(None, None, lib, self.origin(node))
+            return unchecked()  # F.dropout(x, p, training=not self.eval_mode)
         label = f"{'np' if library == 'numpy' else 'torch'}.{name}"
         out_value = kwargs.get("out")
         if isinstance(out_value, AbstractArray):
