@@ -27,10 +27,10 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 
 
 MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "operator",
-                                     "collections", "typing", "itertools"}
+                                     "collections", "typing", "itertools", "numbers"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
 argparse's option defaults, functools.partial, operator's functions, collections
-(OrderedDict, the abc classes), typing.cast and itertools.repeat."""
+(OrderedDict, the abc classes), typing.cast, itertools.repeat and the numbers ABCs."""
 
 
 def is_array_library(qualname: str) -> bool:

@@ -5,6 +5,7 @@ container's __init__)."""
 from __future__ import annotations
 
 import collections.abc
+import numbers
 
 import libcst as cst
 
@@ -63,7 +64,10 @@ _ABSTRACT_TYPES = {"collections.abc.Iterable": collections.abc.Iterable,
                    "collections.abc.Mapping": collections.abc.Mapping,
                    "typing.Iterable": collections.abc.Iterable,
                    "typing.Sequence": collections.abc.Sequence,
-                   "typing.Mapping": collections.abc.Mapping}
+                   "typing.Mapping": collections.abc.Mapping,
+                   "numbers.Number": numbers.Number, "numbers.Complex": numbers.Complex,
+                   "numbers.Real": numbers.Real, "numbers.Rational": numbers.Rational,
+                   "numbers.Integral": numbers.Integral}
 
 _ARRAY_TYPES = {"torch.Tensor": "torch", "numpy.ndarray": "numpy"}
 

@@ -126,7 +126,12 @@ class Context:
         # nothing else describes it: the second walk of the body starts from that.
         self.param_seeds: dict[int, Any] = {}
         self.active: list[int] = []
+        self.depth_base = 0  # calls under way before the walk that the depth limit counts from
         self.specializations = 0
+        # Module-level code (a table of configs built by calls) runs each function with
+        # this many argument sets at most; the summary answers the rest.
+        self.module_level = False
+        self.module_level_runs: dict[int, int] = {}
         self.unrolled = 0  # loop bodies walked once per item (containers.py)
         self.trace: list[Step] | None = None
         self.out_call = False
@@ -183,7 +188,11 @@ class Context:
         self.building = 0  # inside an nn.Module's __init__: the modules it builds are its children
 
     def run(self) -> list[Finding]:
-        self.exec_block(self.module.body)
+        self.module_level = True
+        try:
+            self.exec_block(self.module.body)
+        finally:
+            self.module_level = False
         self.flow = None
         while self.deferred:
             kind, item = self.deferred.popleft()

@@ -43,7 +43,7 @@ from .env import (
     sharing_key,
     specialization_key,
 )
-from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, MORE_KEYWORDS
+from .names import MAX_CALL_DEPTH, MAX_MODULE_LEVEL_RUNS, MAX_SPECIALIZATIONS, MORE_KEYWORDS
 
 
 def _may_fall_through(node: cst.FunctionDef) -> bool:
@@ -213,7 +213,7 @@ class Functions:
     def call_function(self, func: FunctionValue, args: list, kwargs: dict,
                       node: cst.CSTNode | None = None) -> Value:
         self.note_param_flow(func, args, kwargs)
-        if id(func) in self.active or len(self.active) >= MAX_CALL_DEPTH:
+        if id(func) in self.active or len(self.active) - self.depth_base >= MAX_CALL_DEPTH:
             return UNKNOWN_VALUE
         informative = any(is_informative(a) for a in args if not isinstance(a, InstanceValue)) or \
             any(is_informative(v) for v in kwargs.values())
@@ -311,6 +311,14 @@ class Functions:
         key = self.specialization_key_of(func, args, kwargs)
         values = list(args) + [kwargs[k] for k in sorted(kwargs)]
         if key not in self.summaries:
+            direct = self.module_level and not self.active  # a call the module's code makes
+            runs = self.module_level_runs.get(id(func), 0)
+            if direct and runs >= MAX_MODULE_LEVEL_RUNS:
+                # timm's ``default_cfgs = {name: _cfg(hf_hub_id=...), ...}``: a hundred
+                # configs, each a new set of strings, would spend the budget before any model.
+                return self.function_summary(func)
+            if direct:
+                self.module_level_runs[id(func)] = runs + 1
             if self.specializations >= MAX_SPECIALIZATIONS:
                 summarized = self.summary_selves.get(id(func))
                 if isinstance(summarized, InstanceValue) and args and args[0] is not summarized:

@@ -504,7 +504,7 @@ class Modules:
         if cls.layer_kind is not None and not isinstance(init, FunctionValue):
             # ``class LayerNorm2d(nn.LayerNorm)`` with torch's own __init__.
             instance.attrs[LAYER_ATTR] = self.layer_value(cls.layer_kind, args, kwargs)
-        if isinstance(init, FunctionValue) and len(self.active) < MAX_CALL_DEPTH and \
+        if isinstance(init, FunctionValue) and len(self.active) - self.depth_base < MAX_CALL_DEPTH and \
                 id(init) not in self.active and self.specializations < MAX_SPECIALIZATIONS:
             self.specializations += 1
             if node is not None:
@@ -534,10 +534,15 @@ class Modules:
         inherited = cls.sequential and not isinstance(forward, FunctionValue)
         if not inherited and (not isinstance(forward, FunctionValue) or forward.node is None or
                               id(forward) in self.active) or \
-                len(self.active) >= MAX_CALL_DEPTH or self.specializations >= MAX_SPECIALIZATIONS:
+                len(self.active) - self.depth_base >= MAX_CALL_DEPTH or \
+                self.specializations >= MAX_SPECIALIZATIONS:
             return
         self.specializations += 1
         self.capture.append({})
+        # The forward goes as deep as an unbuilt class's own forward does, however deep the
+        # builder that built it (timm's builders call a helper that calls
+        # build_model_with_cfg: three calls the forward would otherwise lose).
+        saved_base, self.depth_base = self.depth_base, len(self.active)
         try:
             if inherited:
                 # nn.Sequential's own forward(input): the children in the order they were added.
@@ -548,6 +553,7 @@ class Modules:
                 self.analyze_function(forward, [instance], {}, by_call=False)
         finally:
             captured = self.capture.pop()
+            self.depth_base = saved_base
         self.emit_at_call(node, f"{cls.name}.forward", captured)
 
     def analyze_class(self, cls: ClassValue) -> None:

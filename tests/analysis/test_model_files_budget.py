@@ -1,0 +1,157 @@
+"""What a model file spends its analysis on: tables of configs the module builds, the builders
+that wrap the model's construction in helpers, the numbers ABCs its layers test sizes with."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from shapecheck.analysis.api import analyze_source
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    return sorted((f.line, f.code) for f in analyze_source(textwrap.dedent(source), "model.py")
+                  if f.code != "SC004")
+
+
+def run(source: str, call: str):
+    """Run the snippet's ``call`` on real torch: None when it runs, else the error's class."""
+    torch = pytest.importorskip("torch")
+    namespace: dict = {"torch": torch}
+    exec(textwrap.dedent(source), namespace)  # the test's own constant snippets
+    try:
+        eval(call, namespace)  # noqa: S307 - the test's own constant expression
+    except RuntimeError as exc:
+        return type(exc).__name__
+    return None
+
+
+MODEL = """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self, width=16, num_classes=10):
+            super().__init__()
+            self.conv = nn.Conv2d(3, width, 3)
+            self.fc = nn.Linear(FC_IN, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.conv(x).mean((2, 3)))
+
+    def net8(pretrained=False, **kwargs):
+        return Net(width=8, **kwargs)
+"""
+
+
+def _configs(count: int) -> str:
+    rows = "".join(f"    'net{i}.v1': _cfg(hf_hub_id='org/net{i}', crop_pct={i / 1000}),\n"
+                   for i in range(count))
+    return ("def _cfg(url='', **kwargs):\n    return {'url': url, 'num_classes': 1000, **kwargs}\n\n\n"
+            "default_cfgs = {\n" + rows + "}\n")
+
+
+@pytest.mark.parametrize("fc_in, expected", [("width", []), ("16", [(15, "SC106")])])
+def test_a_table_of_configs_the_module_builds_leaves_the_budget_to_the_models(fc_in, expected):
+    # timm's model files end with hundreds of _cfg(...) rows, each a new set of strings: run
+    # one by one, they would spend every specialization before the builder's model is built.
+    source = textwrap.dedent(MODEL).replace("FC_IN", fc_in) + "\n\n" + _configs(700)
+    assert findings(source) == expected
+    assert run(source, "net8()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if expected else None)
+
+
+DEEP = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    class Norm(nn.LayerNorm):
+        def forward(self, x):
+            return F.layer_norm(x.permute(0, 2, 3, 1), self.normalized_shape).permute(0, 3, 1, 2)
+
+    class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.conv = nn.Conv2d(dim, dim, 3, padding=1)
+            self.norm = Norm(NORM)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+
+    class Stage(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.blocks = nn.Sequential(Block(dim), Block(dim))
+
+        def forward(self, x):
+            return self.blocks(x)
+
+    class Net(nn.Module):
+        def __init__(self, dims=(8, 8)):
+            super().__init__()
+            self.stem = nn.Conv2d(3, dims[0], 1)
+            self.stages = nn.Sequential(Stage(dims[0]), nn.Conv2d(dims[0], dims[1], 1), Stage(dims[1]))
+
+        def forward_features(self, x):
+            return self.stages(self.stem(x))
+
+        def forward(self, x):
+            return self.forward_features(x).mean((2, 3))
+
+    def build_model_with_cfg(model_cls, variant, **kwargs):
+        return model_cls(**kwargs)
+
+    def _build(variant, **kwargs):
+        return build_model_with_cfg(Net, variant, **kwargs)
+
+    def _create(variant, **kwargs):
+        return _build(variant, **kwargs)
+
+    def net_small(pretrained=False, **kwargs):
+        return _create("net_small", **dict(dims=(4, 12), **kwargs))
+"""
+
+
+@pytest.mark.parametrize("norm, expected", [("dim", []), ("8", [(49, "SC113")])])
+def test_a_model_a_builder_builds_through_helpers_runs_its_forward_to_full_depth(norm, expected):
+    # A builder that builds through three helpers (timm's _create_x, build_model_with_cfg):
+    # the model's forward reaches its norms as deep as the class's own forward does, and a
+    # norm sized 8 fails on the builder's 4 channels (the defaults' 8 are fine).
+    source = DEEP.replace("NORM", norm)
+    assert findings(source) == expected
+    assert run(source, "net_small()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if expected else None)
+
+
+NUMBERS = """
+    import numbers
+    import torch
+    from torch import nn
+
+    class SimpleNorm2d(nn.Module):
+        def __init__(self, channels, device=None, dtype=None):
+            super().__init__()
+            dd = {"device": device, "dtype": dtype}
+            normalized_shape = channels
+            if isinstance(normalized_shape, numbers.Integral):
+                normalized_shape = (normalized_shape,)
+            self.normalized_shape = tuple(normalized_shape)
+            self.weight = nn.Parameter(torch.ones(self.normalized_shape, **dd))
+
+        def forward(self, x):
+            x = x.permute(0, 2, 3, 1)
+            x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+            return x.permute(0, 3, 1, 2)
+
+    def make():
+        return SimpleNorm2d(WIDTH)(torch.zeros(2, 32, 4, 4))
+"""
+
+
+@pytest.mark.parametrize("width, expected", [("32", []), ("64", [(22, "SC101")])])
+def test_a_size_tested_against_the_numbers_abcs_and_made_with_dtype_none(width, expected):
+    # timm's SimpleNorm2d: isinstance(channels, numbers.Integral) makes the shape a tuple, and
+    # the weight is made with dtype=None (the default) passed through **dd.
+    source = NUMBERS.replace("WIDTH", width)
+    assert findings(source) == expected
+    assert run(source, "make()") == ("RuntimeError" if expected else None)
