@@ -43,7 +43,12 @@ from .env import (
     sharing_key,
     specialization_key,
 )
-from .names import MAX_CALL_DEPTH, MAX_MODULE_LEVEL_RUNS, MAX_SPECIALIZATIONS, MORE_KEYWORDS
+from .names import (
+    MAX_CALL_DEPTH,
+    MAX_MODULE_LEVEL_RUNS,
+    MAX_SPECIALIZATIONS,
+    MORE_KEYWORDS,
+)
 
 
 def _may_fall_through(node: cst.FunctionDef) -> bool:
