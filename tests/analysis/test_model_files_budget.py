@@ -155,3 +155,35 @@ def test_a_size_tested_against_the_numbers_abcs_and_made_with_dtype_none(width, 
     source = NUMBERS.replace("WIDTH", width)
     assert findings(source) == expected
     assert run(source, "make()") == ("RuntimeError" if expected else None)
+
+
+DISTILLED = """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self, width=16, num_classes=10):
+            super().__init__()
+            self.conv = nn.Conv2d(3, width, 3)
+            self.fc = nn.Linear(FC_IN, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.conv(x).mean((2, 3)))
+
+    class NetDistilled(Net):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.head_dist = nn.Linear(self.fc.in_features, self.fc.out_features)
+
+    def net8(pretrained=False, **kwargs):
+        return NetDistilled(**dict(dict(width=8), **kwargs))
+"""
+
+
+@pytest.mark.parametrize("fc_in, expected", [("width", []), ("16", [(20, "SC106")])])
+def test_a_subclass_handing_on_its_star_args_builds_its_base(fc_in, expected):
+    # LeViT's LevitDistilled(*args, **kwargs): a call that gave no positional arguments has an
+    # empty *args, so super().__init__(*args, **kwargs) runs the base with the keywords.
+    source = DISTILLED.replace("FC_IN", fc_in)
+    assert findings(source) == expected
+    assert run(source, "net8()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if expected else None)

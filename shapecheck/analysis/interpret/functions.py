@@ -635,10 +635,13 @@ class Functions:
             # the positional extras when no array is among them (a builder's [4, 8, 4]); with
             # arrays it stays unknown: each call of a wrapper like mlarr(*args) would make its
             # array in the same storage, and one call's writes would pass for another's.
+            # A call that gave none has an empty *args (LevitDistilled(**cfg) hands it on to
+            # super().__init__(*args, **kwargs)).
             if isinstance(params.star_arg, cst.Param):
                 extra = tuple(args[len(positional):])
-                scope.vars[params.star_arg.name.value] = TupleValue(extra) if extra and not any(
-                    _holds_array(v) for v in extra) else UNKNOWN_VALUE
+                known = extra and not any(_holds_array(v) for v in extra) or by_call and not extra
+                scope.vars[params.star_arg.name.value] = TupleValue(extra) if known \
+                    else UNKNOWN_VALUE
             if isinstance(params.star_kwarg, cst.Param):
                 named = {p.name.value for p in (*positional, *params.kwonly_params)}
                 # On its own, a builder's **kwargs is empty only as in a call with no
