@@ -8,23 +8,12 @@ import textwrap
 import pytest
 
 from shapecheck.analysis.api import analyze_source
+from tests.analysis.test_model_code_values import run
 
 
 def findings(source: str) -> list[tuple[int, str]]:
     return sorted((f.line, f.code) for f in analyze_source(textwrap.dedent(source), "model.py")
                   if f.code != "SC004")
-
-
-def run(source: str, call: str):
-    """Run the snippet's ``call`` on real torch: None when it runs, else the error's class."""
-    torch = pytest.importorskip("torch")
-    namespace: dict = {"torch": torch}
-    exec(textwrap.dedent(source), namespace)  # the test's own constant snippets
-    try:
-        eval(call, namespace)  # noqa: S307 - the test's own constant expression
-    except RuntimeError as exc:
-        return type(exc).__name__
-    return None
 
 
 MODEL = """
