@@ -221,3 +221,35 @@ def test_a_name_bound_in_one_pass_of_a_loop_is_not_the_array_the_next_pass_makes
             print(old)
     """
     assert [f.code for f in analyze_source(textwrap.dedent(stale), "t.py")] == ["SC304"]
+
+
+CLOBBERS_A_COPY = """
+import numpy as np
+
+def _find_repeats(arr):
+    arr = np.asarray(arr, np.float64).ravel()
+    arr.sort()
+    return arr[1:] != arr[:-1]
+
+def slopes(y):
+    y = np.array(y, dtype=float, copy=True).ravel()
+    reps = _find_repeats(y)
+    return reps, READ
+
+result = slopes([3.0, 1.0, 2.0])
+"""
+
+
+@pytest.mark.parametrize("read, expected", [
+    ("len(y)", []), ("np.shape(y)", []), ("y.shape", []), ("y.sum()", [(14, "SC306")]),
+])
+def test_a_size_read_after_a_layout_dependent_write_reads_no_element(read, expected):
+    # scipy's theilslopes copies y so that _find_repeats may sort it in place, then reads only
+    # len(y): whether the sort reached y changes no value read. Its sum would.
+    code = CLOBBERS_A_COPY.replace("READ", read)
+    assert codes(code) == expected
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(code), "t.py", "exec"), namespace)
+    data = [3.0, 1.0, 2.0]
+    namespace["slopes"](data)
+    assert data == [3.0, 1.0, 2.0]  # the caller's list is never clobbered

@@ -108,6 +108,10 @@ def _any_pieces(result, out: Value) -> Value:
     return out
 
 
+
+# Calls that read their argument's sizes, not its elements.
+_SIZE_READERS = frozenset({"builtins.len", "numpy.shape", "numpy.ndim", "numpy.size"})
+
 class Calls:
     def expr_Call(self, node: cst.Call) -> Value:
         func = self.eval(node.func)
@@ -118,8 +122,10 @@ class Calls:
         repeated = None
         # assert_array_equal(e, ...) reads e to test what a write did, as an assert does.
         saved_assert, self.in_assert = self.in_assert, self.in_assert or checks_values(node.func)
+        sizes_only = isinstance(func, ModuleRef) and func.qualname in _SIZE_READERS
         for arg in node.args:
-            value = self.eval(arg.value)
+            value = self.eval_size_read(arg.value) if sizes_only and not arg.star \
+                else self.eval(arg.value)
             if arg.star == "*":
                 items = self.items_of(value)
                 if items is not None:
@@ -163,6 +169,17 @@ class Calls:
                 return UNKNOWN_VALUE
             return self.unknown_result(func, args)
         return self.call(node, func, args, kwargs, arg_nodes)
+
+    def eval_size_read(self, node: cst.BaseExpression) -> Value:
+        """``len(x)``, ``np.shape(x)``: the argument's size is read, no element of it (a write
+        through another name since then is not seen here), as ``x.shape`` reads none."""
+        if not isinstance(node, cst.Name):
+            return self.eval(node)
+        self.metadata_read = True
+        try:
+            return self.eval(node)
+        finally:
+            self.metadata_read = False
 
     def made_with_unknown_keywords(self, node: cst.Call, func: ModuleRef, args: list,
                                    kwargs: dict) -> Value | None:
