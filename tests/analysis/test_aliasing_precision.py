@@ -253,3 +253,31 @@ def test_a_size_read_after_a_layout_dependent_write_reads_no_element(read, expec
     data = [3.0, 1.0, 2.0]
     namespace["slopes"](data)
     assert data == [3.0, 1.0, 2.0]  # the caller's list is never clobbered
+
+
+RUN_TWICE = """
+import numpy as np
+
+def _find_repeats(arr):
+    arr = np.asarray(arr, np.float64).ravel()
+    arr.sort()
+    return arr[1:] != arr[:-1]
+
+def slopes(y, method="joint"):
+    y = np.array(y, dtype=float, copy=True).ravel()
+    deltas = y[:, None] - y
+    reps = _find_repeats(y)
+    return reps, deltas, len(y)
+
+first = slopes([3.0, 1.0, 2.0])
+second = slopes([3.0, 1.0], method="separate")
+"""
+
+
+def test_a_write_in_one_call_is_not_seen_by_the_array_the_next_call_makes():
+    # scipy's tests call theilslopes twice: the second call's y is new memory made by the
+    # same line, and its read before the sort is no read of the first call's sorted copy.
+    assert codes(RUN_TWICE) == []
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(RUN_TWICE), "t.py", "exec"), namespace)
+    assert namespace["second"][1].shape == (2, 2)

@@ -96,6 +96,9 @@ class Effects(CallEffects, Snapshots, ArgumentWrites, Training):
                                     or o.alias.storage.is_array for o in arrays)
         storage = Storage(self.fresh_storage_id(node), what, leaf_grad=leaf_grad, is_array=certain)
         self.storage_nodes[storage.id] = node
+        # New memory: a write through a maybe-view of what this node made before (the same
+        # function run again for another call) is no write into this array.
+        self.maybe_writes.pop(storage.id, None)
         if what in ALLOCATORS:
             self.workspaces.add(storage.id)
         if leaf_grad:
