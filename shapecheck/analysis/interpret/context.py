@@ -205,6 +205,11 @@ class Context:
         return list(self.findings.values())
 
     @property
+    def call_depth(self) -> int:
+        """Calls under way, counted from where the walk under way started counting them."""
+        return len(self.active) - self.depth_base
+
+    @property
     def positions(self):
         """Node positions, computed on first need: most files never report anything."""
         if self._positions is None:

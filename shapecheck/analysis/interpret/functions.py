@@ -218,7 +218,7 @@ class Functions:
     def call_function(self, func: FunctionValue, args: list, kwargs: dict,
                       node: cst.CSTNode | None = None) -> Value:
         self.note_param_flow(func, args, kwargs)
-        if id(func) in self.active or len(self.active) - self.depth_base >= MAX_CALL_DEPTH:
+        if id(func) in self.active or self.call_depth >= MAX_CALL_DEPTH:
             return UNKNOWN_VALUE
         informative = any(is_informative(a) for a in args if not isinstance(a, InstanceValue)) or \
             any(is_informative(v) for v in kwargs.values())

@@ -504,7 +504,7 @@ class Modules:
         if cls.layer_kind is not None and not isinstance(init, FunctionValue):
             # ``class LayerNorm2d(nn.LayerNorm)`` with torch's own __init__.
             instance.attrs[LAYER_ATTR] = self.layer_value(cls.layer_kind, args, kwargs)
-        if isinstance(init, FunctionValue) and len(self.active) - self.depth_base < MAX_CALL_DEPTH and \
+        if isinstance(init, FunctionValue) and self.call_depth < MAX_CALL_DEPTH and \
                 id(init) not in self.active and self.specializations < MAX_SPECIALIZATIONS:
             self.specializations += 1
             if node is not None:
@@ -534,8 +534,7 @@ class Modules:
         inherited = cls.sequential and not isinstance(forward, FunctionValue)
         if not inherited and (not isinstance(forward, FunctionValue) or forward.node is None or
                               id(forward) in self.active) or \
-                len(self.active) - self.depth_base >= MAX_CALL_DEPTH or \
-                self.specializations >= MAX_SPECIALIZATIONS:
+                self.call_depth >= MAX_CALL_DEPTH or self.specializations >= MAX_SPECIALIZATIONS:
             return
         self.specializations += 1
         self.capture.append({})
