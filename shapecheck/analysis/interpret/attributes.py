@@ -78,15 +78,9 @@ _CONFIG_NAMES = frozenset({"args", "opt", "opts", "options", "hparams", "hp", "s
 
 class Attributes:
     def expr_Attribute(self, node: cst.Attribute) -> Value:
-        if node.attr.value in METADATA and isinstance(node.value, cst.Name):
-            # x.shape reads no element: not a read of x's values (for stale snapshots).
-            self.metadata_read = True
-            try:
-                base = self.eval(node.value)
-            finally:
-                self.metadata_read = False
-            return self.attribute(node, base, node.attr.value)
-        base = self.eval(node.value)
+        # x.shape reads no element: not a read of x's values (for stale snapshots).
+        base = self.eval_size_read(node.value) if node.attr.value in METADATA \
+            else self.eval(node.value)
         return self.attribute(node, base, node.attr.value)
 
     def attribute(self, node: cst.CSTNode, base: Value, name: str) -> Value:

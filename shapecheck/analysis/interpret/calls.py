@@ -171,8 +171,8 @@ class Calls:
         return self.call(node, func, args, kwargs, arg_nodes)
 
     def eval_size_read(self, node: cst.BaseExpression) -> Value:
-        """``len(x)``, ``np.shape(x)``: the argument's size is read, no element of it (a write
-        through another name since then is not seen here), as ``x.shape`` reads none."""
+        """``x`` of ``len(x)``, ``np.shape(x)``, ``x.shape``: its sizes are read, no element of
+        it (a write through another name since then is not seen here)."""
         if not isinstance(node, cst.Name):
             return self.eval(node)
         self.metadata_read = True
