@@ -16,6 +16,12 @@ def findings(source: str) -> list[tuple[int, str]]:
                   if f.code != "SC004")
 
 
+def agrees(source: str, call: str, expected: list) -> None:
+    """The findings are ``expected``, and torch raises on ``call`` exactly when there are some."""
+    assert findings(source) == expected
+    assert run(source, call) == ("RuntimeError" if expected else None)
+
+
 MODEL = """
     import torch
     from torch import nn
@@ -46,8 +52,7 @@ def test_a_table_of_configs_the_module_builds_leaves_the_budget_to_the_models(fc
     # timm's model files end with hundreds of _cfg(...) rows, each a new set of strings: run
     # one by one, they would spend every specialization before the builder's model is built.
     source = textwrap.dedent(MODEL).replace("FC_IN", fc_in) + "\n\n" + _configs(700)
-    assert findings(source) == expected
-    assert run(source, "net8()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if expected else None)
+    agrees(source, "net8()(torch.zeros(1, 3, 8, 8))", expected)
 
 
 DEEP = """
@@ -108,8 +113,7 @@ def test_a_model_a_builder_builds_through_helpers_runs_its_forward_to_full_depth
     # the model's forward reaches its norms as deep as the class's own forward does, and a
     # norm sized 8 fails on the builder's 4 channels (the defaults' 8 are fine).
     source = DEEP.replace("NORM", norm)
-    assert findings(source) == expected
-    assert run(source, "net_small()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if expected else None)
+    agrees(source, "net_small()(torch.zeros(1, 3, 8, 8))", expected)
 
 
 NUMBERS = """
@@ -142,8 +146,7 @@ def test_a_size_tested_against_the_numbers_abcs_and_made_with_dtype_none(width, 
     # timm's SimpleNorm2d: isinstance(channels, numbers.Integral) makes the shape a tuple, and
     # the weight is made with dtype=None (the default) passed through **dd.
     source = NUMBERS.replace("WIDTH", width)
-    assert findings(source) == expected
-    assert run(source, "make()") == ("RuntimeError" if expected else None)
+    agrees(source, "make()", expected)
 
 
 DISTILLED = """
@@ -174,5 +177,4 @@ def test_a_subclass_handing_on_its_star_args_builds_its_base(fc_in, expected):
     # LeViT's LevitDistilled(*args, **kwargs): a call that gave no positional arguments has an
     # empty *args, so super().__init__(*args, **kwargs) runs the base with the keywords.
     source = DISTILLED.replace("FC_IN", fc_in)
-    assert findings(source) == expected
-    assert run(source, "net8()(torch.zeros(1, 3, 8, 8))") == ("RuntimeError" if expected else None)
+    agrees(source, "net8()(torch.zeros(1, 3, 8, 8))", expected)
