@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 
 from shapecheck.analysis.api import analyze_source
@@ -178,3 +179,19 @@ def test_a_subclass_handing_on_its_star_args_builds_its_base(fc_in, expected):
     # empty *args, so super().__init__(*args, **kwargs) runs the base with the keywords.
     source = DISTILLED.replace("FC_IN", fc_in)
     agrees(source, "net8()(torch.zeros(1, 3, 8, 8))", expected)
+
+
+def test_a_script_calling_a_helper_on_many_arrays_checks_every_call():
+    # Only calls with no array (config tables) are capped at module level: a script or a
+    # notebook that calls its helper on a dozen arrays has each call checked.
+    widths = range(3, 15)
+    calls = "".join(f"r{n} = head(np.ones((2, {n})))\n" for n in widths)
+    source = "import numpy as np\n\ndef head(x):\n    return x @ np.ones((5, 2))\n\n" + calls
+    failing = []
+    for n in widths:
+        try:
+            np.ones((2, n)) @ np.ones((5, 2))
+        except ValueError:
+            failing.append(n)
+    assert failing == [n for n in widths if n != 5]
+    assert findings(source) == [(6 + n - 3, "SC106") for n in failing]

@@ -316,11 +316,13 @@ class Functions:
         key = self.specialization_key_of(func, args, kwargs)
         values = list(args) + [kwargs[k] for k in sorted(kwargs)]
         if key not in self.summaries:
-            direct = self.module_level and not self.active  # a call the module's code makes
+            # A call the module's code makes with no array (a config's strings and numbers):
+            # timm's ``default_cfgs = {name: _cfg(hf_hub_id=...), ...}``, a hundred configs,
+            # would spend the budget before any model. A script's calls on arrays run all.
+            direct = self.module_level and not self.active and \
+                not any(_holds_array(v) for v in values)
             runs = self.module_level_runs.get(id(func), 0)
             if direct and runs >= MAX_MODULE_LEVEL_RUNS:
-                # timm's ``default_cfgs = {name: _cfg(hf_hub_id=...), ...}``: a hundred
-                # configs, each a new set of strings, would spend the budget before any model.
                 return self.function_summary(func)
             if direct:
                 self.module_level_runs[id(func)] = runs + 1

@@ -11,7 +11,7 @@ MAX_SPECIALIZATIONS = 600
 
 
 MAX_MODULE_LEVEL_RUNS = 8
-"""Argument sets one function runs with when the module's own statements call it."""
+"""Argument sets with no array one function runs with when the module's own statements call it."""
 
 
 MAX_CALL_DEPTH = 7
