@@ -425,6 +425,14 @@ class Constraints:
                 scope.vars[name] = pinned
         return pins
 
+    def read_widths(self, current: AbstractArray, shape: tuple, start: int,
+                    wanted: tuple) -> tuple[AbstractArray, dict[str, Any]]:
+        """A layer read dims ``start...`` of ``shape`` (``current``'s, as the rule takes it) as
+        ``wanted``: ``current`` with the widths nobody knew filled in, and the sizes the code
+        named pinned to them (see ``fill_widths`` and ``pin_widths``)."""
+        return self.fill_widths(current, start, wanted), \
+            self.pin_widths(shape[start:start + len(wanted)], wanted)
+
     def fill_widths(self, current: AbstractArray, start: int, wanted: tuple) -> AbstractArray:
         """A layer read dims ``start...`` of ``current`` as ``wanted`` (a LayerNorm's normalized
         shape, a convolution's in_channels): the ones nobody knew are those widths from here

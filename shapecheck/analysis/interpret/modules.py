@@ -439,8 +439,7 @@ class Modules:
                 return x, {}
         else:
             return x, {}
-        return self.fill_widths(x, start, wanted), \
-            self.pin_widths(shape[start:start + len(wanted)], wanted)
+        return self.read_widths(x, shape, start, wanted)
 
     def functional_widths(self, name: str, x: AbstractArray, converted: list,
                           options: dict) -> tuple[AbstractArray, dict]:
@@ -459,8 +458,7 @@ class Modules:
             return x, {}
         if len(shape) < len(wanted) or x.shape is None or len(x.shape) != len(shape):
             return x, {}
-        start = len(shape) - len(wanted)
-        return self.fill_widths(x, start, wanted), self.pin_widths(shape[start:], wanted)
+        return self.read_widths(x, shape, len(shape) - len(wanted), wanted)
 
     def call_layer_with_inputs(self, node, layer: LayerValue, args: list, kwargs: dict,
                                arg_nodes: list) -> Value:
