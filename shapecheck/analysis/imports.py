@@ -27,10 +27,11 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 
 
 MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "operator",
-                                     "collections", "typing", "itertools", "numbers"}
+                                     "collections", "typing", "itertools", "numbers", "dataclasses"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
 argparse's option defaults, functools.partial, operator's functions, collections
-(OrderedDict, the abc classes), typing.cast, itertools.repeat and the numbers ABCs."""
+(OrderedDict, the abc classes), typing.cast, itertools.repeat, the numbers ABCs and
+dataclasses (the generated __init__, replace)."""
 
 
 def is_array_library(qualname: str) -> bool:

@@ -40,13 +40,14 @@ from .imported import ImportSession, ProjectImports
 from .inplace import InPlace
 from .modules import Modules
 from .opcalls import OpGateway
+from .records import Records
 from .recurrent import Recurrent
 from .statements import Statements
 
 
 class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls,
                   Builtins, Containers, Creation, Functions, Modules, Classes, Recurrent, Effects,
-                  Constraints, Dicts, InPlace):
+                  Constraints, Dicts, InPlace, Records):
     """Runs one module abstractly and collects its findings."""
 
     def __init__(self, module: cst.Module, source: str, path: str, settings: Any,

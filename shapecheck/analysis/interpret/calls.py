@@ -355,6 +355,8 @@ class Calls:
             if name == "partial" and args and args[0] is not UNKNOWN_VALUE:
                 return PartialValue(args[0], tuple(args[1:]), tuple(kwargs.items()))
             return UNKNOWN_VALUE
+        if qualname == "dataclasses.replace":
+            return self.dataclass_replace(args, kwargs)
         if qualname == "copy.deepcopy" and args:
             return self.deep_copy(node, args[0])
         if qualname == "copy.copy" and args:

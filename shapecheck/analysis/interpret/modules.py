@@ -50,6 +50,7 @@ LAYER_BUFFERS = frozenset({"running_mean", "running_var"})
 """Tensors a layer keeps that are no Parameters (a norm's running statistics)."""
 from .names import MAX_CALL_DEPTH, MAX_SPECIALIZATIONS, method_kind
 from .operands import FAIL, array_arg
+from .records import GeneratedInit
 from .recurrent import RECURRENT, state_shapes
 
 
@@ -499,6 +500,9 @@ class Modules:
                     node: cst.CSTNode | None = None) -> Value:
         instance = InstanceValue(cls)
         init = cls.members.get("__init__")
+        if isinstance(init, GeneratedInit):
+            self.dataclass_init(instance, init, args, kwargs)
+            return instance
         if cls.layer_kind is not None and not isinstance(init, FunctionValue):
             # ``class LayerNorm2d(nn.LayerNorm)`` with torch's own __init__.
             instance.attrs[LAYER_ATTR] = self.layer_value(cls.layer_kind, args, kwargs)
@@ -559,6 +563,12 @@ class Modules:
             return
         self.analyzed.add(id(cls))
         prototype = InstanceValue(cls)
+        generated = cls.members.get("__init__")
+        if isinstance(generated, GeneratedInit):
+            # A dataclass's methods run for every instance: its fields are whatever a caller
+            # gave, not their defaults.
+            prototype.attrs.update((f.name, UNKNOWN_VALUE) for f in generated.fields
+                                   if f.stored and f.init)
         methods = [v for k, v in cls.members.items() if isinstance(v, FunctionValue)
                    and v.node is not None and _defined_in(v, cls)]
         init = cls.members.get("__init__")

@@ -187,6 +187,7 @@ class Statements:
         self.frame = Frame(scope)
         try:
             self.exec_block(node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body])
+            self.declare_dataclass(node, bases)
         finally:
             self.frame, self.flow = saved_frame, saved_flow
         self.frame.scope.vars[node.name.value] = cls
