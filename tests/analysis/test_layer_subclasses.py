@@ -422,3 +422,74 @@ def test_an_imported_class_keeps_its_torch_base_when_its_file_is_long(tmp_path):
     """))
     found = analyze_source(user.read_text(), str(user), AnalysisSettings(project_root=str(tmp_path)))
     assert [(f.line, f.code) for f in found] == [(line_of(user.read_text(), "y = norm("), "SC113")]
+
+
+CONV_SUBCLASS = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ScaledConv(nn.Conv2d):
+    def __init__(self, cin, cout, k, stride=1, padding=0, dtype=None):
+        super().__init__(cin, cout, k, stride=stride, padding=padding)
+        self.gain = nn.Parameter(torch.tensor(1.0, dtype=dtype))
+
+    def forward(self, x):
+        w = self.weight * self.gain
+        return F.conv2d(x, w, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+conv = ScaledConv(3, 8, 3, stride=2, padding="PADDING")
+y = conv(torch.randn(2, 3, 9, 9))
+z = nn.Linear(HEAD, 4)(y.flatten(1))
+"""
+
+
+@pytest.mark.parametrize("padding,head,bad", [
+    ("1", "8 * 5 * 5", False),   # stride (2, 2), padding (1, 1): 9 -> 5
+    ("1", "8 * 4 * 4", True),    # as if the stride or padding were not the layer's
+    ("0", "8 * 4 * 4", False),
+])
+def test_a_conv_subclass_hands_its_normalized_stride_and_padding_to_f_conv2d(padding, head, bad):
+    """torch keeps a convolution's kernel_size, stride, padding and dilation as tuples; a
+    subclass's forward (timm's ScaledStdConv2d) hands them to F.conv2d, and a 0-d gain made
+    with a dtype nobody knows (``torch.tensor(1.0, dtype=dtype)``) keeps the weight's shape."""
+    pytest.importorskip("torch")
+    source = CONV_SUBCLASS.replace('"PADDING"', padding).replace("HEAD", head)
+    expected = [(line_of(source, "z = nn.Linear("), "SC106")] if bad else []
+    assert findings(source) == expected
+    assert raised_line(source) == (expected[0][0] if bad else None)
+
+
+CALLABLE_FACTORY = """
+import torch
+import torch.nn.functional as F
+from typing import Callable
+
+_ACTS = dict(gelu=F.gelu, relu=F.relu)
+
+
+def get_act_fn(name="relu"):
+    if isinstance(name, Callable):
+        return name
+    return _ACTS[name]
+
+
+def act_or_none(fn):
+    return fn if callable(fn) else None
+
+
+x = torch.randn(2, 5)
+y = get_act_fn("gelu")(x) + torch.randn(4, 1)
+z = act_or_none(F.relu)(x) + torch.randn(3, 1)
+"""
+
+
+def test_isinstance_of_callable_and_callable_decide_an_activation_factory():
+    """timm's get_act_fn returns a callable as it is and looks a name up: isinstance(name,
+    Callable) is False for a string, so the activation is the table's, and its shape known."""
+    pytest.importorskip("torch")
+    assert findings(CALLABLE_FACTORY) == [(line_of(CALLABLE_FACTORY, "y = get_act_fn"), "SC101"),
+                                          (line_of(CALLABLE_FACTORY, "z = act_or_none"), "SC101")]
+    assert raised_line(CALLABLE_FACTORY) == line_of(CALLABLE_FACTORY, "y = get_act_fn")

@@ -8,12 +8,7 @@ import math
 
 import libcst as cst
 
-from ...runtime.dialects import TORCH
 from ...runtime.dims import UNKNOWN, eq
-from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
-from ...runtime.nn import FUNCTIONAL_LOSSES
-from ...runtime.nn import LAYERS as NN_LAYERS
-from ...runtime.optable import lookup
 from ..values import (
     UNKNOWN_BOOL,
     UNKNOWN_VALUE,
@@ -29,7 +24,7 @@ from ..values import (
     TupleValue,
     Value,
 )
-from .classes import type_of
+from .classes import is_callable, library_defines, type_of
 from .env import StrMethod
 from .names import MORE_KEYWORDS, OPERATOR_FUNCTIONS
 
@@ -124,20 +119,6 @@ def _dict_of(args: list, kwargs: dict) -> Value:
     return DictValue(tuple(merged.items()))
 
 
-def library_defines(qualname: str, name: str) -> bool:
-    """torch's module ``qualname`` defines ``name``, as far as the runtime knows torch: True
-    for what it models (``F.hardswish``, ``nn.Conv2d``, ``torch.cat``), False when it cannot
-    tell (another name, another module)."""
-    if qualname == "torch.nn.functional":
-        return name in NN_FUNCTIONAL or name in FUNCTIONAL_LOSSES or \
-            lookup(f"F.{name}", TORCH) is not None
-    if qualname == "torch.nn":
-        return name in NN_LAYERS
-    if qualname == "torch":
-        return lookup(name, TORCH) is not None
-    return False
-
-
 class Builtins:
     def call_builtin(self, node, name: str, args: list, kwargs: dict) -> Value:
         if name == "dir" and len(args) == 1 and isinstance(args[0], ModuleRef) and not kwargs:
@@ -147,6 +128,9 @@ class Builtins:
             # hasattr(F, "scaled_dot_product_attention"): a feature test of the torch version
             return ConstValue(True) if library_defines(args[0].qualname, args[1].value) \
                 else UNKNOWN_BOOL
+        if name == "callable" and len(args) == 1 and not kwargs:
+            known = is_callable(args[0])
+            return UNKNOWN_VALUE if known is None else ConstValue(known)
         if name == "isinstance" and len(args) == 2:
             return self.isinstance_of(*args)
         if name == "type" and len(args) == 1 and not kwargs:

@@ -9,8 +9,11 @@ import numbers
 
 import libcst as cst
 
-from ...runtime.nn import CONTAINERS, LOSSES, is_layer_subclass
+from ...runtime.dialects import TORCH
+from ...runtime.nn import CONTAINERS, FUNCTIONAL_LOSSES, LOSSES, is_layer_subclass
+from ...runtime.nn import FUNCTIONAL as NN_FUNCTIONAL
 from ...runtime.nn import LAYERS as NN_LAYERS
+from ...runtime.optable import lookup
 from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
@@ -53,6 +56,20 @@ def torch_nn_class(value: Value) -> str | None:
                                              name in CONTAINERS or name == "Module"):
         return name
     return None
+
+
+def library_defines(qualname: str, name: str) -> bool:
+    """torch's module ``qualname`` defines ``name``, as far as the runtime knows torch: True
+    for what it models (``F.hardswish``, ``nn.Conv2d``, ``torch.cat``), False when it cannot
+    tell (another name, another module)."""
+    if qualname == "torch.nn.functional":
+        return name in NN_FUNCTIONAL or name in FUNCTIONAL_LOSSES or \
+            lookup(f"F.{name}", TORCH) is not None
+    if qualname == "torch.nn":
+        return name in NN_LAYERS
+    if qualname == "torch":
+        return lookup(name, TORCH) is not None
+    return False
 
 
 _BUILTIN_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.bool": bool,
@@ -174,6 +191,30 @@ def _callable_instance(value: Value, qualname: str) -> bool | None:
     return kind == qualname
 
 
+_CALLABLE_ABCS = frozenset({"typing.Callable", "collections.abc.Callable"})
+
+
+def is_callable(value: Value) -> bool | None:
+    """``callable(x)`` and ``isinstance(x, Callable)``: True for a class, a function, a
+    partial, a method, a layer or a module instance; False for a number, a string, a tuple,
+    a dict or an array; None when it cannot be told (an instance of a plain class may
+    define __call__)."""
+    if isinstance(value, ConstValue):
+        return callable(value.value)
+    if _python_type(value) is not None or \
+            isinstance(value, AbstractArray) and not value.maybe_not_array:
+        return False
+    if isinstance(value, (ClassValue, FunctionValue, PartialValue, BoundMethod, LayerValue)) or \
+            torch_nn_class(value) is not None:
+        return True
+    if isinstance(value, ModuleRef):
+        module, _, name = canonical(value.qualname).rpartition(".")
+        return True if library_defines(module, name) else None  # F.relu; a module is not
+    if isinstance(value, InstanceValue):
+        return True if value.cls.is_nn_module or "__call__" in value.cls.members else None
+    return None
+
+
 def _decided(answer: bool | None) -> Value:
     return UNKNOWN_VALUE if answer is None else ConstValue(answer)
 
@@ -218,6 +259,8 @@ class Classes:
         bool, or unknown when it cannot be told."""
         if isinstance(classinfo, TupleValue):
             return _any_of([self.isinstance_of(value, item) for item in classinfo.items])
+        if isinstance(classinfo, ModuleRef) and canonical(classinfo.qualname) in _CALLABLE_ABCS:
+            return _decided(is_callable(value))
         builtin = _builtin_instance(value, classinfo)
         if builtin is not None:
             return ConstValue(builtin)
@@ -288,4 +331,4 @@ class Classes:
         return self.call_layer(node, layer, args, kwargs, arg_nodes)
 
 
-__all__ = ["Classes", "layer_kind_of", "torch_nn_class"]
+__all__ = ["Classes", "is_callable", "layer_kind_of", "torch_nn_class"]

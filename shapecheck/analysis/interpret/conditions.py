@@ -32,8 +32,7 @@ from ..values import (
     is_bool,
     is_torch_nn_class,
 )
-from .builtins import library_defines
-from .classes import same_type_name
+from .classes import library_defines, same_type_name
 from .dicts import dict_contains
 from .env import PartialValue
 

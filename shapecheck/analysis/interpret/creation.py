@@ -22,9 +22,6 @@ from ..values import (
 from .context import Step
 from .operands import FAIL, array_arg, dtype_from, to_arg
 
-# Creations whose shape comes from their data, which a dtype may read differently.
-_FROM_DATA = frozenset({"array", "asarray", "asanyarray", "tensor", "as_tensor"})
-
 
 def _creation_arg(value: Value, library: str, shaped: bool = False) -> Any:
     """An argument as the creation rule reads it: arrays are ARRAY (with their shapes when
@@ -53,12 +50,13 @@ class Creation:
         """Arrays made by creation functions: shape from size arguments or literal nesting."""
         shaped = generator or name.startswith("random.")
         keywords = {k: _creation_arg(v, library, shaped) for k, v in kwargs.items()}
-        unknown_dtype = library == "torch" and name not in _FROM_DATA and \
+        unknown_dtype = library == "torch" and \
             keywords.get("dtype") in (rt_creation.ANYTHING, rt_creation.UNREADABLE)
         if unknown_dtype:
-            # torch.zeros(dim, dtype=dtype) with a dtype nobody knows: the shape does not depend
-            # on it. Not in NumPy, whose object and structured dtypes change what the array
-            # holds and how an assignment into it reads.
+            # torch.zeros(dim, dtype=dtype) or torch.tensor(0., dtype=dtype) with a dtype nobody
+            # knows: torch's dtypes are all scalar, so the shape does not depend on it. Not in
+            # NumPy, whose object and structured dtypes change what the array holds (the shape
+            # of np.array(data, dtype) too) and how an assignment into it reads.
             del keywords["dtype"]
         try:
             created = rt_creation.creation(

@@ -220,7 +220,7 @@ class Modules:
         shape as torch normalizes it (a LayerNorm's int width is a 1-tuple)."""
         if name in ("weight", "bias") or name in LAYER_BUFFERS:
             return self.layer_parameter(node, layer, name)
-        if STORED_SHAPES.get(layer.kind) == name:
+        if name in STORED_SHAPES.get(layer.kind, ()):
             try:
                 built = build_layer(layer.kind, tuple(_runtime_arg(a) for a in layer.args),
                                     {k: _runtime_arg(v) for k, v in layer.kwargs})

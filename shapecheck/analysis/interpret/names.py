@@ -27,7 +27,7 @@ BUILTINS = frozenset({"len", "range", "int", "float", "abs", "min", "max", "tupl
                        "enumerate", "zip", "isinstance", "print", "sum", "reversed", "sorted",
                        "bool", "str", "round", "super", "type", "iter", "next", "divmod",
                        "getattr", "hasattr", "setattr", "map", "all", "any", "dict",
-                       "issubclass", "dir"})
+                       "issubclass", "dir", "callable"})
 
 
 BINOPS = {
@@ -78,7 +78,8 @@ LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear
 
 NON_MUTATING_BUILTINS = frozenset({f"builtins.{name}" for name in (
     "len", "tuple", "list", "sorted", "reversed", "enumerate", "zip", "map", "filter", "sum",
-    "min", "max", "any", "all", "isinstance", "issubclass", "print", "repr", "str", "iter", "range", "abs",
+    "min", "max", "any", "all", "isinstance", "issubclass", "callable", "print", "repr", "str", "iter",
+    "range", "abs",
     "round", "set", "frozenset", "dict", "hash", "id", "type", "bool", "int", "float")})
 
 

@@ -89,9 +89,17 @@ _NOT_STORED = {"TransformerEncoderLayer": {"d_model", "nhead", "dim_feedforward"
                "Transformer": {"dim_feedforward"}}
 
 
-STORED_SHAPES = {"LayerNorm": "normalized_shape", "RMSNorm": "normalized_shape"}
-"""Layer kind -> an attribute torch keeps as a tuple of sizes, normalized as the built layer
-has it (``nn.LayerNorm(96).normalized_shape`` is ``(96,)``)."""
+_CONV_GEOMETRY = frozenset({"kernel_size", "stride", "padding", "dilation"})
+
+STORED_SHAPES = {"LayerNorm": frozenset({"normalized_shape"}),
+                 "RMSNorm": frozenset({"normalized_shape"}),
+                 **{f"{lazy}Conv{n}d": _CONV_GEOMETRY for n in (1, 2, 3) for lazy in ("", "Lazy")},
+                 **{f"{lazy}ConvTranspose{n}d": _CONV_GEOMETRY | {"output_padding"}
+                    for n in (1, 2, 3) for lazy in ("", "Lazy")}}
+"""Layer kind -> the attributes torch keeps as tuples of sizes, normalized as the built layer
+has them (``nn.LayerNorm(96).normalized_shape`` is ``(96,)``, ``nn.Conv2d(3, 8, 3,
+stride=2).stride`` is ``(2, 2)``; a padding string stays the string). A convolution's
+subclass hands them to F.conv2d."""
 
 
 _NORMS = ("BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm")
