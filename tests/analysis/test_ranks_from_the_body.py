@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from shapecheck.analysis.api import analyze_source
 from tests.analysis.test_shapes_from_code import TIMM_BUILDER, analyzed
 
 BLOCK = """
@@ -324,3 +325,51 @@ def test_an_array_filled_in_for_a_parameter_left_to_none_is_no_claim_of_a_caller
     """)
     # The call that leaves the shortcut out does fail, and is reported.
     assert [code for _, code in findings] == ["SC201"]
+
+
+FUNCTIONAL_CONV = """
+    import torch
+    import torch.nn.functional as F
+    from shapecheck import reveal_shape
+
+    def pad_same(x, k):
+        return F.pad(x, (k // 2, k // 2, k // 2, k // 2))
+
+    def scaled(x, weight):
+        y = F.conv2d(pad_same(x, 3), weight)
+        reveal_shape(y)
+        return y
+
+    def head(x):
+        w = torch.randn(8, 3, 3, 3)
+        out = F.conv2d(x, w, None, 2, 1, 1, 1)
+        reveal_shape(out)
+        return out + torch.zeros(BIAS)
+"""
+
+
+def test_a_functional_convolution_takes_an_input_nobody_describes_as_batched():
+    """F.conv2d, as nn.Conv2d does, says its input is (N, C, H, W), with C the weight's
+    input channels times the groups; a helper's result nobody describes (timm's pad_same on
+    a parameter) is such an input too, since the call only returns for a tensor."""
+    notes = [f.message for f in analyze_source(textwrap.dedent(FUNCTIONAL_CONV.replace(
+        "BIAS", "8, 1, 1")), "t.py") if f.code == "SC004"]
+    assert notes == ["y: (pad_same(x, 3).shape[0], ?, ?, ?) torch, dtype unknown, from line 10",
+                     "out: (x.shape[0], 8, (x.shape[2] - 1)//2 + 1, (x.shape[3] - 1)//2 + 1) "
+                     "torch, dtype unknown, from line 16"]
+
+
+@pytest.mark.parametrize("bias,bad", [("8, 1, 1", False), ("5, 1, 1", True)])
+def test_a_channel_mismatch_after_a_functional_convolution_fails_for_every_input(bias, bad):
+    torch = pytest.importorskip("torch")
+    found = [(f.line, f.code) for f in analyze_source(textwrap.dedent(FUNCTIONAL_CONV.replace(
+        "BIAS", bias)), "t.py") if f.code != "SC004"]
+    assert found == ([(18, "SC101")] if bad else [])
+    namespace: dict = {}
+    exec(textwrap.dedent(FUNCTIONAL_CONV.replace("BIAS", bias)), namespace)  # the test's own snippet
+    for x in (torch.randn(2, 3, 9, 9), torch.randn(3, 9, 9)):  # batched or not, torch agrees
+        if bad:
+            with pytest.raises(RuntimeError):
+                namespace["head"](x)
+        else:
+            namespace["head"](x)

@@ -323,18 +323,26 @@ class Constraints:
         this scope that holds the same array (``identity = x`` before the conv) is refined
         with it; x stays a parameter's array, so a caller never sees the assumption.
         """
-        text = self.refined_text(holder)
-        dims = [sym(f"{text}[{i}]") for i in range(expected.rank)]
+        feature = UNKNOWN
         if expected.feature_argument is not None:
             try:
                 feature = layer[expected.feature_argument]
             except KeyError:
                 feature = UNKNOWN
-            if isinstance(feature, (int, Sym)) and not isinstance(feature, bool):
-                dims[expected.feature_dim] = feature
-        tail = current.tail[-expected.rank:] if current.tail else ()
+        return self.assume_input(current, holder, expected.rank, expected.feature_dim, feature)
+
+    def assume_input(self, current: AbstractArray, holder: cst.BaseExpression, rank: int,
+                     feature_dim: int | None = None, feature: Any = UNKNOWN) -> AbstractArray:
+        """``current`` (of unknown rank) is a layer's batched input of ``rank`` dims from here
+        on, with ``feature`` at ``feature_dim`` when it is a size (see assume_batched)."""
+        text = self.refined_text(holder)
+        dims = [sym(f"{text}[{i}]") for i in range(rank)]
+        if feature_dim is not None and isinstance(feature, (int, Sym)) and \
+                not isinstance(feature, bool):
+            dims[feature_dim] = feature
+        tail = current.tail[-rank:] if current.tail else ()
         if tail:
-            dims[expected.rank - len(tail):] = tail
+            dims[rank - len(tail):] = tail
         return self.refine_array(current, holder, tuple(dims))
 
     def assume_indexed_rank(self, node: cst.Subscript, base: AbstractArray) -> AbstractArray | None:

@@ -18,6 +18,7 @@ from ...runtime.nn import loss as nn_loss
 from ...runtime.nn.base import parameter_shape
 from ...runtime.nn.loss import CLASS_LOSSES
 from ...runtime.nn.sizes import (
+    FUNCTIONAL_BATCHED_RANK,
     SIZE_ARGUMENTS,
     STORED_SHAPES,
     batched_input,
@@ -25,6 +26,7 @@ from ...runtime.nn.sizes import (
     stored_as_given,
     stored_size,
     trailing_features,
+    weight_channels,
 )
 from ...runtime.verdicts import ShapeError
 from ..values import (
@@ -130,11 +132,15 @@ class Modules:
     def functional(self, node, name: str, args: list, kwargs: dict, arg_nodes: list) -> Value:
         """``F.conv2d(x, w, stride=2)``, ``F.linear``, ``F.max_pool2d``...: the runtime's nn
         functional rule, with torch's own error (SC113) when the call certainly fails."""
+        origin = self.origin(node)
+        if name in FUNCTIONAL_BATCHED_RANK and args and args[0] is UNKNOWN_VALUE:
+            # F.conv2d(pad_same(x, ...), w): whatever the helper gave, the call returns only
+            # when it is a tensor (the batched input, below).
+            args = [AbstractArray(None, None, "torch", origin), *args[1:]]
         arrays = [v for v in args if isinstance(v, AbstractArray)]
         if not arrays:
             return UNKNOWN_VALUE
         x = arrays[0]
-        origin = self.origin(node)
         converted = [_functional_arg(v) for v in args]
         options = {k: _functional_arg(v) for k, v in kwargs.items() if k != "inplace"}
         mode = _MODE_ARGUMENTS.get(name)
@@ -148,8 +154,19 @@ class Modules:
                 converted[position] = None
         if name == "embedding":
             options["dtype"] = x.dtype
+        if x.shape is None and args[0] is x and name in FUNCTIONAL_BATCHED_RANK and arg_nodes:
+            # F.conv2d(x, w) with x of unknown rank: x is the batched input, as for nn.Conv2d.
+            x = self.assume_functional_input(name, x, arg_nodes[0], converted, options)
+            args = [x, *args[1:]]
+            converted[0] = x.shape
         converted, options = with_unknowns_left_out(name, converted, options, FAIL)
         if FAIL in converted or FAIL in options.values():
+            if name in FUNCTIONAL_BATCHED_RANK and args[0] is x and x.shape is not None and \
+                    len(x.shape) == FUNCTIONAL_BATCHED_RANK[name]:
+                # A weight or a size nobody knows: the batch and, for a pool, the channels stay.
+                kept = 1 if name.startswith("conv") else 2
+                return AbstractArray(tuple(x.shape[:kept]) + (DIM_UNKNOWN,) * (len(x.shape) - kept),
+                                     x.dtype, "torch", origin)
             if nn_functional_keeps_shape(name) and args[0] is x:
                 # F.layer_norm(x, self.normalized_shape, ...) with a width unknown: x's shape.
                 return AbstractArray(x.shape, x.dtype, "torch", origin, tail=x.tail,
@@ -177,6 +194,20 @@ class Modules:
         self.report_implicit_dim(node, result, f"F.{name}", x)
         dtype = "float32" if name == "embedding" else x.dtype
         return AbstractArray(result.shape, dtype, "torch", origin)
+
+    def assume_functional_input(self, name: str, x: AbstractArray, holder, converted: list,
+                                options: dict) -> AbstractArray:
+        """``F.conv2d(x, w, b, stride, padding, dilation, groups)``: x is (N, C, H, W), its C
+        the weight's input channels when the groups are known."""
+        feature = None
+        weight = converted[1] if len(converted) > 1 else options.get("weight")
+        if name.startswith("conv") and isinstance(weight, tuple) and \
+                len(weight) == FUNCTIONAL_BATCHED_RANK[name]:
+            groups = converted[6] if len(converted) > 6 else options.get("groups", 1)
+            feature = weight_channels(name, weight, groups)
+        return self.assume_input(x, holder, FUNCTIONAL_BATCHED_RANK[name],
+                                 1 if feature is not None else None,
+                                 DIM_UNKNOWN if feature is None else feature)
 
     def report_implicit_dim(self, node, result, label: str, x: AbstractArray) -> None:
         """SC114: a softmax without dim, which torch warns of (and which for a 3-D input

@@ -56,6 +56,26 @@ def batched_input(layer: Layer) -> BatchedInput | None:
     return BATCHED_INPUT.get(layer.kind)
 
 
+FUNCTIONAL_BATCHED_RANK: dict[str, int] = {}
+"""The functional forms of the layers above: ``F.conv2d(x, w)`` takes x as (N, C, H, W) as
+nn.Conv2d does (a layer subclass's forward, timm's ScaledStdConv2d, calls it). Their channels
+come from the weight (``weight_channels``)."""
+for _n in (1, 2, 3):
+    for _name in (f"conv{_n}d", f"conv_transpose{_n}d", f"max_pool{_n}d", f"avg_pool{_n}d",
+                  f"adaptive_avg_pool{_n}d", f"adaptive_max_pool{_n}d", f"lp_pool{_n}d"):
+        FUNCTIONAL_BATCHED_RANK[_name] = _n + 2
+
+
+def weight_channels(name: str, weight: tuple, groups: Any) -> Any:
+    """The input channels ``F.<name>(x, weight, groups=groups)`` needs: the weight's dim 1
+    times the groups for a convolution, its dim 0 for a transposed one; None when not known."""
+    if name.startswith("conv_transpose"):
+        return weight[0]
+    if name.startswith("conv") and isinstance(groups, int) and not isinstance(groups, bool):
+        return weight[1] * groups if groups != 1 else weight[1]
+    return None
+
+
 def trailing_features(layer: Layer) -> tuple | None:
     """The trailing dims a layer of any input rank reads: (in_features,) for a Linear, the
     normalized shape for a LayerNorm; None for other layers, or when they are not sizes."""
@@ -130,5 +150,5 @@ def bound_arguments(kind: str, args: list | tuple, kwargs: dict) -> list[tuple[s
     return list(zip(names, args)) + list(kwargs.items())
 
 
-__all__ = ["BATCHED_INPUT", "SIZE_ARGUMENTS", "STORED_SHAPES", "BatchedInput", "batched_input",
-           "bound_arguments", "stored_as_given", "stored_size", "trailing_features"]
+__all__ = ["BATCHED_INPUT", "FUNCTIONAL_BATCHED_RANK", "SIZE_ARGUMENTS", "STORED_SHAPES", "BatchedInput", "batched_input",
+           "bound_arguments", "stored_as_given", "stored_size", "trailing_features", "weight_channels"]
