@@ -20,7 +20,7 @@ from .arguments import shape_of as _shape
 from .arguments import size_args
 from .creation import ARRAY, Created, creation
 from .dialects import Dialect
-from .dims import dims_equal, eq, format_shape, mul, numel
+from .dims import UNKNOWN, Sym, dims_equal, eq, format_shape, mul, numel
 from .optable import add_op as _add
 from .optable import shape_keeping as _shape_keeping
 from .verdicts import Result, ShapeError
@@ -546,8 +546,9 @@ def _new_rule(op: str) -> Callable[..., Result]:
     def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
         sizes = args[:1] if op == "new_full" else args
         size = size_args(sizes) if sizes else tuple(kwargs.get("size", ()))
-        if not all(isinstance(s, int) or hasattr(s, "atoms") for s in size):
-            raise NotImplementedError("sizes that are not ints")
+        if not all(isinstance(s, (int, Sym)) and not isinstance(s, bool) or s is UNKNOWN
+                   for s in size):
+            raise NotImplementedError("sizes that are not ints")  # x.new_zeros(sizes) of B
         return Result.of(tuple(size))
     return rule
 

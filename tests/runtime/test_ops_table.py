@@ -409,3 +409,22 @@ def test_sequence_broadcast_and_new_axis_facts_match_the_libraries():
         if spec.broadcasts and spec.name.startswith("np.") and spec.name != "np.where":
             a, b = np.ones((3, 1), dtype=int), np.ones(3, dtype=int)
             assert getattr(np, spec.name[3:])(a, b).shape == (3, 3), spec.name
+
+
+@pytest.mark.parametrize("method", ["new_zeros", "new_ones", "new_empty", "new_full"])
+def test_new_tensor_methods_take_symbolic_and_unknown_sizes(method):
+    """timm's drop_path makes ``x.new_empty((x.shape[0], 1, 1, 1))``: a size nobody knows as
+    an int is still one dim of the result (the rule refused it, and the whole block's output
+    lost its rank). A float is refused as before."""
+    from shapecheck.runtime.dims import UNKNOWN, sym
+    torch = pytest.importorskip("torch")
+    b = sym("B")
+    rule = lookup(method, TORCH).rule
+    extra = (0.5,) if method == "new_full" else ()
+    x = ArrayArg((b, 8, 4, 4), "float32")
+    assert tuple(rule(x, (b, 1, 1, 1), *extra, dialect=TORCH).shape) == (b, 1, 1, 1)
+    assert tuple(rule(x, (UNKNOWN, 3), *extra, dialect=TORCH).shape) == (UNKNOWN, 3)
+    with pytest.raises(NotImplementedError):
+        rule(x, (2, 3.0), *extra, dialect=TORCH)
+    real = getattr(torch.zeros(2, 8, 4, 4), method)((2, 1, 1, 1), *extra)
+    assert tuple(real.shape) == (2, 1, 1, 1)
