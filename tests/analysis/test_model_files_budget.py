@@ -195,3 +195,65 @@ def test_a_script_calling_a_helper_on_many_arrays_checks_every_call():
             failing.append(n)
     assert failing == [n for n in widths if n != 5]
     assert findings(source) == [(6 + n - 3, "SC106") for n in failing]
+
+
+CONSTRUCTED_DEEP = """
+    import torch
+    from torch import nn
+
+    _ACTS = dict(gelu=nn.GELU, relu=nn.ReLU)
+
+    def get_act_layer(name):
+        return _ACTS[name]
+
+    class Mlp(nn.Module):
+        def __init__(self, dim, hidden, out, act="gelu"):
+            super().__init__()
+            self.fc1 = nn.Linear(dim, hidden)
+            self.act = get_act_layer(act)()
+            self.fc2 = nn.Linear(out, dim)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    class Block(nn.Module):
+        def __init__(self, dim, hidden, out):
+            super().__init__()
+            self.mlp = Mlp(dim, hidden, out)
+
+        def forward(self, x):
+            return x + self.mlp(x)
+
+    class Net(nn.Module):
+        def __init__(self, dim=16, hidden=32, out=32):
+            super().__init__()
+            self.block = Block(dim, hidden, out)
+
+        def forward(self, x):
+            return self.block(x)
+
+    def build_model_with_cfg(model_cls, variant, **kwargs):
+        return model_cls(**kwargs)
+
+    def _build(variant, **kwargs):
+        return build_model_with_cfg(Net, variant, **kwargs)
+
+    def _create(variant, **kwargs):
+        return _build(variant, **kwargs)
+
+    def _register(variant, **kwargs):
+        return _create(variant, **kwargs)
+
+    def net_wide(pretrained=False, **kwargs):
+        return _register("net_wide", **dict(dim=16, hidden=64, out=OUT, **kwargs))
+"""
+
+
+@pytest.mark.parametrize("out, expected", [("64", []), ("48", [(49, "SC106")])])
+def test_a_model_built_deep_in_builders_builds_its_layers_through_helpers(out, expected):
+    # The builders go five calls deep before Net's __init__, and the activation's factory
+    # is three constructors further: each module's constructor counts its calls from its own
+    # start, as a built model's forward does, or the Mlp had no activation and its fc2, fed
+    # by it, was never checked against the builder's widths.
+    source = CONSTRUCTED_DEEP.replace("OUT", out)
+    agrees(source, "net_wide()(torch.zeros(2, 16))", expected)

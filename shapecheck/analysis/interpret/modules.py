@@ -543,10 +543,14 @@ class Modules:
             if node is not None:
                 self.standalone(init)
             self.capture.append({})
+            saved_base = self.depth_base
+            if cls.is_nn_module:
+                self.depth_base = len(self.active)
             try:
                 self.analyze_function(init, [instance] + args, kwargs, by_call=True)
             finally:
                 captured = self.capture.pop()
+                self.depth_base = saved_base
             if node is not None:
                 self.emit_at_call(node, f"{cls.name}.__init__", captured)
             if node is not None and cls.is_nn_module and not self.building:
