@@ -445,6 +445,31 @@ def is_module(value: Any) -> bool:
         value.cls.is_nn_module
 
 
+def _same_state(a: Any, b: Any, depth: int = 0) -> bool:
+    """Two values the code cannot tell apart by what they hold: the same object, equal
+    values, arrays of one shape and dtype (each instance has parameters of its own), or
+    instances of one class whose attributes are so, a few levels deep. Nest's levels, built
+    in a loop with a pool only after the first, are not: one of them is no stand-in for all."""
+    if a is b or a == b:
+        return True
+    if depth > 3 or type(a) is not type(b):
+        return False
+    if isinstance(a, AbstractArray):
+        return a.shape == b.shape and a.dtype == b.dtype and a.library == b.library
+    if isinstance(a, InstanceValue):
+        return a.cls is b.cls and a.attrs.keys() == b.attrs.keys() and all(
+            _same_state(a.attrs[k], b.attrs[k], depth + 1) for k in a.attrs)
+    if isinstance(a, TupleValue):
+        return a.is_list == b.is_list and len(a.items) == len(b.items) and all(
+            _same_state(x, y, depth + 1) for x, y in zip(a.items, b.items))
+    if isinstance(a, LayerValue):
+        return (a.kind, a.args, a.kwargs, a.names) == (b.kind, b.args, b.kwargs, b.names) and \
+            len(a.layers) == len(b.layers) and all(
+                _same_state(x, y, depth + 1) for x, y in zip(a.layers, b.layers)) and \
+            _same_state(a.repeated, b.repeated, depth + 1)
+    return False
+
+
 def _join_modules(a: Any, b: Any) -> Any:
     items: list = []
     for side in (a, b):
@@ -522,8 +547,9 @@ def join_values(a: Value, b: Value) -> Value:
         return Iterable(out) if out is not UNKNOWN_VALUE else UNKNOWN_VALUE
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
         return TupleValue(tuple(join_values(x, y) for x, y in zip(a.items, b.items)), a.is_list)
-    if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls:
-        return a
+    if isinstance(a, InstanceValue) and isinstance(b, InstanceValue) and a.cls is b.cls and \
+            _same_state(a, b):
+        return a  # the blocks a loop builds alike, each iteration a new object
     if all(is_module(v) or isinstance(v, Alternatives) for v in (a, b)):
         return _join_modules(a, b)
     if isinstance(a, (DictValue, PartialDict)) and isinstance(b, (DictValue, PartialDict)):

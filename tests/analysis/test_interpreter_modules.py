@@ -121,3 +121,54 @@ def test_functional_layers_use_the_runtime_rules_and_torch_agrees():
         F.conv2d(x, torch.randn(16, 4, 3, 3))
     with pytest.raises(RuntimeError):
         F.linear(z, torch.randn(5, 11))
+
+
+LEVELS = """
+import torch
+import torch.nn as nn
+
+
+class Level(nn.Module):
+    def __init__(self, dim, prev_dim=None):
+        super().__init__()
+        self.pool = nn.Conv2d(prev_dim, dim, 1) if prev_dim is not None else nn.Identity()
+        self.pos = nn.Parameter(torch.zeros(1, dim, 1, 1))
+
+    def forward(self, x):
+        return self.pool(x) + self.pos
+
+
+class Net(nn.Module):
+    def __init__(self, embed_dims=(8, 16, 32), num_levels=3):
+        super().__init__()
+        self.num_blocks = (4 ** torch.arange(num_levels)).tolist()  # a length nobody knows
+        levels = []
+        prev_dim = None
+        for i in range(len(self.num_blocks)):
+            levels.append(Level(embed_dims[i], prev_dim))
+            prev_dim = embed_dims[i]
+        self.levels = nn.Sequential(*levels)
+        self.norm = nn.LayerNorm(NORM_WIDTH)
+
+    def forward(self, x):
+        x = self.levels(x)
+        return self.norm(x.permute(0, 2, 3, 1))
+
+
+out = Net()(torch.randn(2, 8, 4, 4))
+"""
+
+
+@pytest.mark.parametrize("width,bad", [("embed_dims[-1]", False), ("embed_dims[-1] + 1", True)])
+def test_a_loop_of_unknown_count_building_different_levels_repeats_none_of_them(width, bad):
+    """NesT builds its levels in a loop over a list whose length the analyzer does not know,
+    with a pool only after the first. Taking the first level for all of them made the last
+    norm see the first level's width: a false error. Levels that differ are alternatives, and
+    a call of several alternatives reports nothing."""
+    source = LEVELS.replace("NORM_WIDTH", width)
+    assert findings(source) == []
+    if bad:
+        with pytest.raises(RuntimeError):
+            run(source)
+    else:
+        run(source)
