@@ -201,3 +201,26 @@ def test_names_a_package_init_re_exports_for_the_analyzed_file_are_read_past_the
     write(tmp_path, files)
     findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
     assert [(f.line, f.code) for f in findings] == [(3, "SC101")]
+
+
+def test_a_module_first_reached_past_the_depth_limit_runs_again_for_a_nearer_import(tmp_path):
+    # timm.layers' __init__ re-exports ConvNormAct before create_conv2d: conv_bn_act.py
+    # reaches create_conv2d.py one file deeper than the analyzed file's own import of it, so
+    # its chain down to the padding helper was past the depth limit, and the analyzed file's
+    # create_conv2d built nothing. Nearer, the same module is run again, complete.
+    from shapecheck.analysis.api import AnalysisSettings, analyze_source
+    from shapecheck.analysis.project import MAX_IMPORT_DEPTH
+
+    chain = [f"lib/step{i}.py" for i in range(MAX_IMPORT_DEPTH)]
+    files = {"lib/__init__.py": "from .user import use\nfrom .step0 import make\n",
+             "lib/user.py": "from .step0 import make\n\n\ndef use():\n    return make()\n"}
+    for i, path in enumerate(chain[:-1]):
+        files[path] = f"from .step{i + 1} import make\n"
+    files[chain[-1]] = "from .width import WIDTH\nimport numpy as np\n\n\n" \
+                       "def make():\n    return np.zeros((3, WIDTH))\n"
+    files["lib/width.py"] = "WIDTH = 4\n"
+    main = "import numpy as np\nfrom lib import use, make\nx = make() + np.zeros((5,))\n"
+    files["app.py"] = main
+    write(tmp_path, files)
+    findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
+    assert [(f.line, f.code) for f in findings] == [(3, "SC101")]

@@ -67,6 +67,8 @@ class SharedModule:
     contexts: dict  # id(module scope) -> ModuleContext, of the module and of its closure
     dependencies: dict  # path -> content digest, of the module and of its closure
     closure: dict = field(default_factory=dict)  # key -> SharedModule
+    depth: int = 0  # how deep in the import chain it ran
+    depth_cut: bool = False  # an import it reached was past the depth limit
 
     def fits(self, session: "ImportSession", key: Any) -> bool:
         """Running the module again in ``session`` would end as its shared run did: no file
@@ -137,6 +139,11 @@ class ImportSession:
         # depends on them depends on this session's history, so it is never shared.
         self.refusals = 0
         self.cut_short: set = set()  # keys of the modules whose run met a refusal
+        # Imports past the depth limit depend only on how deep the chain was: a module they
+        # left incomplete is complete when an import nearer the analyzed file runs it again.
+        self.depth_refusals = 0
+        self.depth_cut: set = set()  # keys of the modules whose run met the depth limit
+        self.loaded_depth: dict[Any, int] = {}  # key -> how deep the import chain ran it
 
     def reached(self, key: Any) -> Any:
         """An import reached the module under ``key``: the runs under way depend on it."""
@@ -144,7 +151,15 @@ class ImportSession:
             self.touched[-1].add(key)
         if key in self.cut_short:
             self.refusals += 1
+        if key in self.depth_cut:
+            self.depth_refusals += 1
         return self.loaded[key]
+
+    def rerun_nearer(self, key: Any, depth: int) -> bool:
+        """Whether the module under ``key``, loaded already, runs again for an import ``depth``
+        files deep: its run was cut short, and this import is nearer the analyzed file."""
+        return key in self.loaded and (key in self.cut_short or key in self.depth_cut) and \
+            depth < self.loaded_depth.get(key, depth)
 
     def adopt(self, key: Any, record: SharedModule) -> None:
         """Bring in a module run by an earlier analysis, with everything its run loaded."""
@@ -152,11 +167,15 @@ class ImportSession:
             if part_key not in self.loaded:
                 self.loaded[part_key] = part.module
                 self.records[part_key] = part
+                self.loaded_depth[part_key] = part.depth
+                if part.depth_cut:
+                    self.depth_cut.add(part_key)
         self.contexts.update(record.contexts)
         self.dependencies.update(record.dependencies)
 
     def record(self, key: Any, module: "ProjectModule | None", contexts: dict,
-               dependencies: dict, touched: set) -> SharedModule:
+               dependencies: dict, touched: set, depth: int = 0,
+               depth_cut: bool = False) -> SharedModule:
         """What the run of ``key`` loaded and found loaded, for reuse as one piece."""
         closure: dict = {}
         for part_key in touched - {key}:
@@ -168,7 +187,7 @@ class ImportSession:
         for part in closure.values():
             contexts = {**part.contexts, **contexts}
             dependencies = {**part.dependencies, **dependencies}
-        self.records[key] = SharedModule(module, contexts, dependencies, closure)
+        self.records[key] = SharedModule(module, contexts, dependencies, closure, depth, depth_cut)
         return self.records[key]
 
     def owner_context(self, node: cst.CSTNode) -> ModuleContext | None:
@@ -329,6 +348,7 @@ class ProjectImports:
                 session.records[target.directory] = SharedModule(module, {}, {})
             return session.reached(target.directory)
         if _depth(session.loading) > MAX_IMPORT_DEPTH:
+            session.depth_refusals += 1
             return None  # too far: unknown
         # The files the analyzed file's own import statements name are always read, and so
         # are those a package's __init__ re-exports these names from (``from timm.layers
@@ -348,8 +368,15 @@ class ProjectImports:
         if parsed is None:
             return None
         key = parsed.key
-        if key in session.loaded:
+        depth = _depth(session.loading)
+        if key in session.loaded and not session.rerun_nearer(key, depth):
             return session.reached(key)
+        # (timm.layers' __init__ reaches create_conv2d.py first through conv_bn_act.py, one
+        # file deeper than the analyzed file's own import of it: run there, its conv2d_same
+        # lost get_padding_value to the depth limit, and create_conv2d built no conv.)
+        session.loaded_depth[key] = depth
+        session.cut_short.discard(key)
+        session.depth_cut.discard(key)
         shared_key = (key, _depth(session.loading), session.resolver.lint_root,
                       repr(getattr(self.settings, "dialect", None)),
                       repr(getattr(self.settings, "shape_hints", None)))
@@ -359,7 +386,7 @@ class ProjectImports:
             session.adopt(key, shared)
             return session.reached(key)
         session.loaded[key] = None
-        refusals_before = session.refusals
+        refusals_before, depth_refusals_before = session.refusals, session.depth_refusals
         contexts_before, dependencies_before = set(session.contexts), set(session.dependencies)
         session.dependencies[parsed.path] = parsed.digest
         session.loading.append(target.path)
@@ -378,9 +405,13 @@ class ProjectImports:
         finally:
             session.loading.pop()
             touched = session.touched.pop()
+        depth_cut = session.depth_refusals != depth_refusals_before
+        if depth_cut:
+            session.depth_cut.add(key)
         record = session.record(
             key, module, {k: v for k, v in session.contexts.items() if k not in contexts_before},
-            {k: v for k, v in session.dependencies.items() if k not in dependencies_before}, touched)
+            {k: v for k, v in session.dependencies.items() if k not in dependencies_before}, touched,
+            depth, depth_cut)
         if session.refusals != refusals_before:
             session.cut_short.add(key)
         else:
