@@ -27,11 +27,12 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
 
 
 MODELED_MODULES = ARRAY_LIBRARIES | {"math", "copy", "argparse", "functools", "operator",
-                                     "collections", "typing", "itertools", "numbers", "dataclasses"}
+                                     "collections", "typing", "itertools", "numbers", "dataclasses",
+                                     "types"}
 """Modules whose names the interpreter resolves: the array libraries, math's scalars, copies,
 argparse's option defaults, functools.partial, operator's functions, collections
-(OrderedDict, the abc classes), typing.cast, itertools.repeat, the numbers ABCs and
-dataclasses (the generated __init__, replace)."""
+(OrderedDict, the abc classes), typing.cast, itertools.repeat, the numbers ABCs,
+dataclasses (the generated __init__, replace) and types (``isinstance(f, types.FunctionType)``)."""
 
 
 def is_array_library(qualname: str) -> bool:

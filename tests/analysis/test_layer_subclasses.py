@@ -493,3 +493,66 @@ def test_isinstance_of_callable_and_callable_decide_an_activation_factory():
     assert findings(CALLABLE_FACTORY) == [(line_of(CALLABLE_FACTORY, "y = get_act_fn"), "SC101"),
                                           (line_of(CALLABLE_FACTORY, "z = act_or_none"), "SC101")]
     assert raised_line(CALLABLE_FACTORY) == line_of(CALLABLE_FACTORY, "y = get_act_fn")
+
+
+NORM_ACT_FACTORY = """
+import functools
+import types
+
+import torch
+from torch import nn
+
+
+class BatchNormAct2d(nn.BatchNorm2d):
+    def __init__(self, num_features, act_layer=nn.ReLU, **kwargs):
+        super().__init__(num_features, **kwargs)
+        self.act = act_layer()
+
+    def forward(self, x):
+        return self.act(super().forward(x))
+
+
+_NORM_ACT_MAP = dict(batchnorm=BatchNormAct2d, batchnorm2d=BatchNormAct2d)
+_NORM_ACT_TYPES = {m for n, m in _NORM_ACT_MAP.items()}
+
+
+def get_norm_act_layer(norm_layer, act_layer=None):
+    assert isinstance(norm_layer, (type, str, types.FunctionType, functools.partial))
+    norm_act_kwargs = {}
+    if norm_layer in _NORM_ACT_TYPES:
+        norm_act_layer = norm_layer
+    elif isinstance(norm_layer, types.FunctionType):
+        norm_act_layer = norm_layer
+    else:
+        norm_act_layer = _NORM_ACT_MAP[norm_layer.__name__.lower()]
+    norm_act_kwargs.setdefault("act_layer", act_layer)
+    return functools.partial(norm_act_layer, **norm_act_kwargs)
+
+
+class ConvNormAct(nn.Module):
+    def __init__(self, cin, cout, device=None, dtype=None, conv_kwargs=None):
+        super().__init__()
+        dd = {"device": device, "dtype": dtype}
+        conv_kwargs = {**dd, **(conv_kwargs or {})}
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1, **conv_kwargs)
+        self.bn = get_norm_act_layer(nn.BatchNorm2d, nn.ReLU)(NORM_WIDTH)
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
+y = ConvNormAct(3, 8)(torch.randn(2, 3, 5, 5))
+"""
+
+
+@pytest.mark.parametrize("width,bad", [("cout", False), ("2 * cout", True)])
+def test_a_norm_act_factory_maps_a_torch_norm_class_by_its_name(width, bad):
+    """timm's get_norm_act_layer: a set built by a comprehension over a dict's items, a
+    torch class's __name__, isinstance of types.FunctionType, and a dict display of **
+    splats (the conv's keywords) are all decided, so the norm after the conv is known."""
+    pytest.importorskip("torch")
+    source = NORM_ACT_FACTORY.replace("NORM_WIDTH", width)
+    expected = [(line_of(source, "return self.bn(self.conv(x))"), "SC113")] if bad else []
+    assert findings(source) == expected
+    # torch raises in the norm's own forward, below the reported call
+    assert (raised_line(source) == line_of(source, "return self.act(super().forward(x))")) is bad

@@ -10,6 +10,7 @@ from ...runtime.dims import UNKNOWN, numel, sym
 from ...runtime.members import TENSOR_MEMBERS
 from ...runtime.nn import RETURNS_SELF as NN_RETURNS_SELF
 from ...runtime.optable import RESULT_FIELDS
+from ..imports import canonical
 from ..values import (
     UNKNOWN_BOOL,
     UNKNOWN_VALUE,
@@ -31,6 +32,7 @@ from ..values import (
     Value,
     shape_value,
 )
+from .classes import torch_nn_class
 from .effects import METADATA, PARAMETER_VIEWS
 from .env import (
     LAYER_ATTR,
@@ -54,6 +56,9 @@ from .names import method_kind
 
 def _module_attribute(base: ModuleRef, name: str) -> Value:
     qual = f"{base.qualname}.{name}"
+    if name == "__name__" and torch_nn_class(base) is not None:
+        # norm_layer.__name__.lower() of nn.BatchNorm2d: timm's get_norm_act_layer maps it.
+        return ConstValue(canonical(base.qualname).rsplit(".", 1)[-1])
     if qual in ("numpy.newaxis",):
         return ConstValue(None)
     if name in ("pi", "e", "inf", "nan", "euler_gamma", "tau") and base.qualname in (
@@ -117,6 +122,9 @@ class Attributes:
             return self.packed_attribute(base, name)
         if isinstance(base, SuperValue):
             return self.super_member(base, name)
+        if isinstance(base, (ClassValue, FunctionValue)) and name == "__name__" and \
+                not (base.node is not None and base.node.decorators):
+            return ConstValue(base.name)  # a decorator may put anything under the name
         if isinstance(base, ClassValue):
             member = base.members.get(name, UNKNOWN_VALUE)
             if isinstance(member, FunctionValue) and member.node is not None and \

@@ -33,6 +33,7 @@ from ..values import (
     LayerValue,
     ModuleRef,
     Origin,
+    PartialDict,
     SetValue,
     TupleValue,
     Value,
@@ -202,15 +203,33 @@ class Expressions:
         return SetValue(tuple(items))
 
     def expr_Dict(self, node: cst.Dict) -> Value:
-        items = []
+        items: dict = {}
+        maybe: dict = {}
+        known = True
         for element in node.elements:
             key = self.eval(element.key) if isinstance(element, cst.DictElement) else None
             value = self.eval(element.value)
-            if isinstance(key, ConstValue) and isinstance(key.value, str):
-                items.append((key.value, value))
-        if len(items) != len(node.elements):
-            return UNKNOWN_VALUE  # a computed key or a ** splat: what it holds is not known
-        return DictValue(tuple(items))
+            if isinstance(element, cst.StarredDictElement) and \
+                    isinstance(value, (DictValue, PartialDict)):
+                # {**dd, **(conv_kwargs or {})}: the keys of dicts the analysis holds.
+                for name, item in value.items:
+                    items[name] = item
+                    maybe.pop(name, None)
+                for name, item in getattr(value, "maybe", ()):
+                    if name in items:  # there already: this value or the one before
+                        items[name] = join_values(items[name], item)
+                    else:
+                        maybe[name] = item
+            elif isinstance(key, ConstValue) and isinstance(key.value, str):
+                items[key.value] = value
+                maybe.pop(key.value, None)
+            else:
+                known = False  # a computed key or a splat of another object: not known
+        if not known:
+            return UNKNOWN_VALUE
+        if maybe:
+            return PartialDict(tuple(items.items()), tuple(maybe.items()))
+        return DictValue(tuple(items.items()))
 
     def expr_IfExp(self, node: cst.IfExp) -> Value:
         decided = truth(self.eval(node.test))
@@ -259,7 +278,8 @@ class Expressions:
             clause = node.for_in
             iterated = self.eval(clause.iter)
             items = self.items_of(iterated)
-            if isinstance(node, (cst.ListComp, cst.GeneratorExp)) and clause.inner_for_in is None \
+            if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and \
+                    clause.inner_for_in is None \
                     and not clause.ifs and items and self.may_unroll(len(items)):
                 values = []
                 for item in items:
@@ -292,7 +312,10 @@ class Expressions:
         return Iterable(value)
 
     def expr_SetComp(self, node: cst.SetComp) -> Value:
-        return Iterable(self.comprehension(node, [node.elt]))
+        value = self.comprehension(node, [node.elt])
+        if isinstance(value, _EachItem):
+            return SetValue(value.values)  # {m for n, m in _NORM_ACT_MAP.items()}: what ``in`` asks
+        return Iterable(value)
 
     def expr_DictComp(self, node: cst.DictComp) -> Value:
         self.comprehension(node, [node.key, node.value])
