@@ -188,3 +188,45 @@ def test_a_conversion_of_a_list_nobody_describes_is_an_array_and_arange_is_one_d
         """)
     assert levels["torch.as_tensor(scales, dtype=torch.float32)"] == RANK_UNKNOWN
     assert levels["torch.arange(window[0])"] == RANK_KNOWN
+
+
+def test_expressions_a_builder_in_another_file_runs_count_with_what_that_run_knew(tmp_path):
+    # timm's builders build a model file's classes in _builder.py's build_model_with_cfg and
+    # run the model's forward there: the model file's expressions were evaluated with the
+    # builder's widths but not counted, and the heads of most timm models read as blind.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "builder.py").write_text(textwrap.dedent("""
+        def build_model_with_cfg(model_cls, **kwargs):
+            return model_cls(**kwargs)
+    """))
+    model = textwrap.dedent("""
+        import torch
+        from torch import nn
+        from .builder import build_model_with_cfg
+
+        def make_stem(kind, width):
+            return nn.Conv2d(3, width, 3) if kind == "conv" else nn.Identity()
+
+        class Net(nn.Module):
+            def __init__(self, kind, width=8):
+                super().__init__()
+                self.stem = make_stem(kind, width)
+
+            def forward_head(self, x):
+                return x.mean((2, 3))
+
+            def forward(self, x):
+                return self.forward_head(self.stem(x))
+
+        def net_small(**kwargs):
+            return build_model_with_cfg(Net, kind="conv", width=4, **kwargs)
+    """)
+    path = tmp_path / "pkg" / "model.py"
+    path.write_text(model)
+    recorder = CoverageRecorder()
+    analyze_source(model, str(path), coverage=recorder)
+    module = cst.parse_module("")
+    levels = {module.code_for_node(node): level for node, level in recorder.levels().items()}
+    # Net's own walk cannot tell its stem (a conv or nothing); the builder's run can.
+    assert levels["x.mean((2, 3))"] == FULLY_KNOWN

@@ -66,7 +66,7 @@ def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
     content digest, for the cache to key on.
     """
     interp = Interpreter(module, source, path, settings)
-    interp.coverage = coverage
+    interp.coverage = interp.home_coverage = coverage
     if coverage is not None:
         coverage.attach(interp)
     if os.path.isfile(path):

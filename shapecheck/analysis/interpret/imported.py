@@ -209,6 +209,7 @@ class ProjectImports:
     quiet = False  # the interpreter of an imported file: it reports nothing
     needed: frozenset[str] | None = None  # what an imported file's importers read of it; None: all
     here: ModuleContext | None = None  # the file whose body runs now
+    home_coverage = None  # the analyzed file's coverage recorder, when one was asked for
     home: ModuleContext | None = None  # the analyzed file
 
     def __init__(self) -> None:
@@ -437,7 +438,11 @@ class ProjectImports:
         previous.save(self)
         target.load(self)
         self.here = target
-        coverage, self.coverage = self.coverage, None  # the other file's expressions are its own
+        # The other file's expressions are its own; the analyzed file's, reached back through
+        # it (a builder in _builder.py building this file's model and running its forward),
+        # are counted as any other evaluation of them.
+        coverage = self.coverage
+        self.coverage = self.home_coverage if target is session.home else None
         try:
             return super().analyze_function(func, args, kwargs, by_call)
         finally:
