@@ -180,29 +180,6 @@ def test_the_files_the_analyzed_file_imports_are_read_whatever_the_others_spent(
     assert [(f.line, f.code) for f in findings] == [(4, "SC101")]
 
 
-def test_names_a_package_init_re_exports_for_the_analyzed_file_are_read_past_the_budget(tmp_path):
-    # timm's nfnet.py imports ScaledStdConv2d from timm.layers, whose __init__ re-exports it
-    # from std_conv.py: the files loaded for the names before it had spent the budget, and
-    # every convolution of the model was unknown. Only what those files import in turn
-    # shares the budget.
-    from shapecheck.analysis.api import AnalysisSettings, analyze_source
-    from shapecheck.analysis.project import MAX_IMPORTED_MODULES
-
-    count = MAX_IMPORTED_MODULES + 5
-    files = {f"lib/part{i}.py": f"from .deep{i} import VALUE{i}\n\n\ndef piece{i}():\n"
-                                f"    return VALUE{i}\n" for i in range(count)}
-    files.update({f"lib/deep{i}.py": f"VALUE{i} = {i}\n" for i in range(count)})
-    files["lib/helper.py"] = "import numpy as np\n\n\ndef make():\n    return np.zeros((3, 4))\n"
-    files["lib/__init__.py"] = "".join(f"from .part{i} import piece{i}\n" for i in range(count)) + \
-        "from .helper import make\n"
-    names = ", ".join(f"piece{i}" for i in range(count))
-    main = f"import numpy as np\nfrom lib import {names}, make\nx = make() + np.zeros((5,))\n"
-    files["app.py"] = main
-    write(tmp_path, files)
-    findings = analyze_source(main, str(tmp_path / "app.py"), AnalysisSettings(project_root=str(tmp_path)))
-    assert [(f.line, f.code) for f in findings] == [(3, "SC101")]
-
-
 def test_a_module_first_reached_past_the_depth_limit_runs_again_for_a_nearer_import(tmp_path):
     # timm.layers' __init__ re-exports ConvNormAct before create_conv2d: conv_bn_act.py
     # reaches create_conv2d.py one file deeper than the analyzed file's own import of it, so

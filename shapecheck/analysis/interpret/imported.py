@@ -351,14 +351,14 @@ class ProjectImports:
         if _depth(session.loading) > MAX_IMPORT_DEPTH:
             session.depth_refusals += 1
             return None  # too far: unknown
-        # The files the analyzed file's own import statements name are always read, and so
-        # are those a package's __init__ re-exports these names from (``from timm.layers
-        # import ScaledStdConv2d`` reads std_conv.py); what they import in turn (at their
-        # module level or in a function's body) shares the budget. (timm's resnet.py imports
-        # 34 names of timm.layers before its own _builder: their imports took the whole
-        # budget; nfnet.py's convolutions came after the files of its first names.)
-        own = _depth(session.loading) == 0 and (
-            self.here is session.home or session.loading[-1] == self.path != session.loading[0])
+        # The files the analyzed file's own import statements name are always read; what
+        # they import in turn (at their module level, in a function's body, or as a
+        # package's __init__ re-exporting) shares the budget. (timm's resnet.py imports 34
+        # names of timm.layers before its own _builder: their imports took the whole budget.
+        # Reading every file a package re-exports the analyzed file's names from, too,
+        # doubled the lint time of transformers, whose files import dozens of names from
+        # its utils package.)
+        own = _depth(session.loading) == 0 and self.here is session.home
         if target.path in session.loading or target.path not in session.dependencies and \
                 not own and len(session.dependencies) >= MAX_IMPORTED_MODULES:
             session.refusals += 1
