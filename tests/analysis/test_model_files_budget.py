@@ -56,6 +56,18 @@ def test_a_table_of_configs_the_module_builds_leaves_the_budget_to_the_models(fc
     agrees(source, "net8()(torch.zeros(1, 3, 8, 8))", expected)
 
 
+BUILDERS = """    def build_model_with_cfg(model_cls, variant, **kwargs):
+        return model_cls(**kwargs)
+
+    def _build(variant, **kwargs):
+        return build_model_with_cfg(Net, variant, **kwargs)
+
+    def _create(variant, **kwargs):
+        return _build(variant, **kwargs)
+"""
+"""timm's chain of builders: _create -> _build -> build_model_with_cfg -> the class."""
+
+
 DEEP = """
     import torch
     import torch.nn.functional as F
@@ -94,15 +106,7 @@ DEEP = """
         def forward(self, x):
             return self.forward_features(x).mean((2, 3))
 
-    def build_model_with_cfg(model_cls, variant, **kwargs):
-        return model_cls(**kwargs)
-
-    def _build(variant, **kwargs):
-        return build_model_with_cfg(Net, variant, **kwargs)
-
-    def _create(variant, **kwargs):
-        return _build(variant, **kwargs)
-
+""" + BUILDERS + """
     def net_small(pretrained=False, **kwargs):
         return _create("net_small", **dict(dims=(4, 12), **kwargs))
 """
@@ -232,15 +236,7 @@ CONSTRUCTED_DEEP = """
         def forward(self, x):
             return self.block(x)
 
-    def build_model_with_cfg(model_cls, variant, **kwargs):
-        return model_cls(**kwargs)
-
-    def _build(variant, **kwargs):
-        return build_model_with_cfg(Net, variant, **kwargs)
-
-    def _create(variant, **kwargs):
-        return _build(variant, **kwargs)
-
+""" + BUILDERS + """
     def _register(variant, **kwargs):
         return _create(variant, **kwargs)
 

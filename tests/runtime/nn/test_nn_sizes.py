@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from shapecheck.runtime.nn import build
-from shapecheck.runtime.nn.sizes import BATCHED_INPUT, SIZE_ARGUMENTS, trailing_features
+from shapecheck.runtime.nn.sizes import (
+    BATCHED_INPUT,
+    FUNCTIONAL_BATCHED_RANK,
+    SIZE_ARGUMENTS,
+    STORED_SHAPES,
+    trailing_features,
+    weight_channels,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -77,3 +84,34 @@ def test_stored_sizes_are_the_attributes_torch_keeps_under_the_arguments_name():
             assert stored_size(kind, name) == kept, (kind, name)
             checked += 1
     assert checked > 40
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in STORED_SHAPES if hasattr(torch.nn, k)
+                                        and not k.startswith("Lazy")))
+@pytest.mark.parametrize("kwargs", [{}, {"stride": 2, "padding": 1, "dilation": 2},
+                                    {"stride": (2, 1, 1), "padding": (0, 1, 2)}])
+def test_each_stored_shape_is_the_attribute_torch_keeps(kind, kwargs):
+    """A convolution's kernel_size, stride, padding and dilation (and a LayerNorm's
+    normalized_shape) are what torch's built layer holds: tuples of the layer's rank."""
+    if kind.startswith(("LayerNorm", "RMSNorm")):
+        args, kwargs = (4,), {}
+    else:
+        n = int(kind[-2])
+        args = (4, 6, 3)
+        kwargs = {k: v[:n] if isinstance(v, tuple) else v for k, v in kwargs.items()}
+    built = build(kind, args, kwargs)
+    layer = getattr(torch.nn, kind)(*args, **kwargs)
+    for name in STORED_SHAPES[kind]:
+        assert tuple(built[name]) == tuple(getattr(layer, name)), name
+
+
+@pytest.mark.parametrize("name,groups", [("conv1d", 1), ("conv2d", 2), ("conv3d", 1),
+                                         ("conv_transpose2d", 1), ("conv_transpose1d", 2)])
+def test_a_functional_convolution_takes_the_channels_its_weight_says(name, groups):
+    n = FUNCTIONAL_BATCHED_RANK[name] - 2
+    weight = torch.randn(4, 6 // groups, *(3,) * n)  # (out, in/g, k...); transposed: (in, out/g, k...)
+    channels = weight_channels(name, tuple(weight.shape), groups)
+    run = getattr(torch.nn.functional, name)
+    run(torch.randn(2, channels, *(5,) * n), weight, groups=groups)  # the batched input runs
+    with pytest.raises(RuntimeError):
+        run(torch.randn(2, channels + 1, *(5,) * n), weight, groups=groups)
