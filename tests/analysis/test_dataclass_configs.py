@@ -180,3 +180,29 @@ def test_keyword_only_fields_take_no_position():
         reveal_shape(torch.zeros(cfg.dim, cfg.heads))
         """
     assert notes(source) == ["torch.zeros(cfg.dim, cfg.heads): (8, 4) float32 torch"]
+
+
+
+INIT_FALSE = """
+    from dataclasses import dataclass
+    import torch
+
+    class Base:
+        def __init__(self, size):
+            self.dim = size * 2
+
+    @dataclass(init=False)
+    class Cfg(Base):
+        dim: int = 3
+
+    shape = torch.zeros(Cfg(5).dim).shape
+    """
+
+
+def test_a_dataclass_with_init_false_keeps_the_init_it_inherits():
+    namespace: dict = {}
+    exec(textwrap.dedent(INIT_FALSE), namespace)  # the test's own constant snippet
+    assert tuple(namespace["shape"]) == (10,)
+    source = "from shapecheck import reveal_shape\n" + textwrap.dedent(INIT_FALSE) + \
+        "reveal_shape(torch.zeros(Cfg(5).dim))\n"
+    assert notes(source) == ["torch.zeros(Cfg(5).dim): (10,) float32 torch"]

@@ -378,7 +378,7 @@ class ProjectImports:
         session.loaded_depth[key] = depth
         session.cut_short.discard(key)
         session.depth_cut.discard(key)
-        shared_key = (key, _depth(session.loading), session.resolver.lint_root,
+        shared_key = (key, depth, session.resolver.lint_root,
                       repr(getattr(self.settings, "dialect", None)),
                       repr(getattr(self.settings, "shape_hints", None)))
         shared = _LOADED.get(shared_key)

@@ -39,6 +39,10 @@ def _constant_true(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
+def _constant_false(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
 @dataclass(frozen=True, eq=False)
 class GeneratedInit:
     """The ``__init__`` (and ``__dataclass_fields__``) the decorator puts on the class: its
@@ -66,8 +70,7 @@ class Records:
                 break
         else:
             return
-        init = _keyword(options, "init") if options is not None else None
-        if isinstance(init, cst.Name) and init.value == "False":
+        if options is not None and _constant_false(_keyword(options, "init")):
             return
         all_kw_only = options is not None and _constant_true(_keyword(options, "kw_only"))
         fields: dict[str, Field] = {}
@@ -107,8 +110,7 @@ class Records:
                 given = _keyword(value, "kw_only")
                 if given is not None:
                     kw_only = _constant_true(given)
-                init = _keyword(value, "init")
-                if isinstance(init, cst.Name) and init.value == "False":
+                if _constant_false(_keyword(value, "init")):
                     return Field(name, UNKNOWN_VALUE if default is None else self.eval(default),
                                  kw_only, stored, init=False)
                 if default is not None:
