@@ -24,7 +24,7 @@ from .arguments import is_array as _is_array
 from .arguments import kw as _kw
 from .arguments import shape_of as _shape
 from .dialects import Dialect
-from .dims import is_zero, le, numel
+from .dims import Sym, UnknownDim, is_zero, le, numel
 from .optable import add_op as _add
 from .verdicts import Result, ShapeError
 
@@ -121,26 +121,24 @@ def _aminmax_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result
 
 
 def _selection_rule(op: str) -> Callable[..., Result]:
-    """``kthvalue(x, k, dim=-1, keepdim)`` and ``topk(x, k, dim=-1, largest, sorted)``."""
+    """``kthvalue(x, k, dim=-1, keepdim)`` and ``topk(x, k, dim=-1, largest, sorted)``.
+
+    A k that may exceed the dim's size (a symbol, or an int nobody knows) raises only when it
+    does: the result is the one the call returns whenever it returns."""
     def rule(x: Any, k: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
         shape = _shape(x)
         dim = _wrap(_arg(args, 0, kwargs, "dim", default=-1), len(shape), dialect)
-        if not isinstance(k, int) or isinstance(k, bool):
-            raise NotImplementedError("k is not an int")
+        if isinstance(k, bool) or not isinstance(k, (int, Sym, UnknownDim)):
+            raise NotImplementedError("k is not a size")
         size = shape[dim] if shape else 1
         if op == "topk":
-            if k < 0 or le(k, size) is False:
+            if isinstance(k, int) and k < 0 or le(k, size) is False:
                 raise ShapeError("argument", "selected index k out of range", "RuntimeError")
-            if le(k, size) is not True:
-                raise NotImplementedError("k against a symbolic size")
             out = _replace(shape, dim, k)
             return Result((out, out))
-        inside = le(1, k) is True and le(k, size)
-        if k < 1 or inside is False:
+        if isinstance(k, int) and k < 1 or le(k, size) is False:
             raise ShapeError("argument", f"kthvalue(): selected number k out of range for "
                              f"dimension {dim}", "RuntimeError", dim=dim)
-        if inside is not True:
-            raise NotImplementedError("k against a symbolic size")
         keep = bool(_arg(args, 1, kwargs, "keepdim", default=False))
         out = _replace(shape, dim, 1, keep)
         return Result((out, out))

@@ -8,6 +8,7 @@ from dataclasses import replace
 import libcst as cst
 import numpy as np
 
+from ...runtime.arguments import ArrayArg
 from ...runtime.creation import CREATORS
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
@@ -16,8 +17,10 @@ from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
+from ...runtime.rank_free import Pieces
 from ...runtime.rules.reductions import AXIS_FIRST_REDUCTIONS, REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
+from ...runtime.verdicts import Result
 from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
@@ -448,8 +451,12 @@ class Calls:
                                        shape_of=shape_root(args[0]))
             return AbstractArray(None, None, lib, self.origin(node))
 
-        if spec_name is None or any(isinstance(v, AbstractArray) and v.shape is None for v in arrays):
+        if spec_name is None:
             return unchecked()
+        if any(v.shape is None for v in arrays):
+            probed = None if shape_keeping else self.function_of_any_rank(
+                node, spec_name, dialect, args, kwargs, arrays, dtype, lib)
+            return unchecked() if probed is None else probed
         if set(kwargs) & UNMODELED_KWARGS or short in ("matmul", "matvec", "vecmat") \
                 and ("axes" in kwargs or "axis" in kwargs):
             return AbstractArray(None, None, lib, self.origin(node))
@@ -483,6 +490,33 @@ class Calls:
             out = replace(out, reduced=origin_array.reduced,
                           explicit_axis=origin_array.explicit_axis)
         return _any_pieces(result, self.with_reduction(out, short, origin_array, args[1:], kwargs))
+
+    def function_of_any_rank(self, node, spec_name: str, dialect: Dialect, args: list,
+                             kwargs: dict, arrays: list, dtype: str | None,
+                             library: str) -> Value | None:
+        """``torch.flatten(x)``, ``torch.nonzero(mask)`` of one array whose rank nobody knows,
+        its other operands known: the rank the op gives for every input it accepts."""
+        unknown = [v for v in arrays if v.shape is None]
+        if len(unknown) != 1 or set(kwargs) & UNMODELED_KWARGS:
+            return None
+        array = unknown[0]
+        slots = [i for i, v in enumerate(args) if v is array] + \
+            [k for k, v in kwargs.items() if v is array]
+        if len(slots) != 1:
+            return None
+        spec = self.lookup(spec_name, dialect)
+        conv_args = tuple(None if v is array else to_arg(v, spec.takes_sequence) for v in args)
+        conv_kwargs = {k: None if v is array else to_arg(v) for k, v in kwargs.items()}
+        if FAIL in conv_args or FAIL in conv_kwargs.values():
+            return None
+        result = self.rank_free([spec_name], [dialect], conv_args, conv_kwargs, slots[0], array)
+        if result is None:
+            return None
+        probe = ArrayArg((), array.dtype)
+        return self.probed_value(node, result, spec, dialect,
+                                 tuple(probe if v is array else a for v, a in zip(args, conv_args)),
+                                 {k: probe if kwargs[k] is array else a
+                                  for k, a in conv_kwargs.items()}, array, dtype, library)
 
     def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
         """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
@@ -643,8 +677,13 @@ class Calls:
                           for a, value in zip(conv_args, args))
             shapes = {None if FAIL in sized else self.shape_from_arguments(
                 name, sized, self.dialect_for(lib)) for lib in libraries}
-            return AbstractArray(shapes.pop() if len(shapes) == 1 else None, dtype, array.library,
-                                 origin)
+            shape = shapes.pop() if len(shapes) == 1 else None
+            if shape is None and array.shape is None:
+                probed = self.method_of_any_rank(node, array, name, libraries, conv_args,
+                                                 conv_kwargs, dtype)
+                if probed is not None:
+                    return probed
+            return AbstractArray(shape, dtype, array.library, origin)
         func_node = getattr(node, "func", node)
         operands = [(array, func_node.value if isinstance(func_node, cst.Attribute) else node)]
         operands += list(zip(args, arg_nodes or [node] * len(args)))
@@ -660,6 +699,35 @@ class Calls:
         if (keep_provenance or self.keeps_shape(name)) and isinstance(out, AbstractArray):
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return _any_pieces(result, out)
+
+    def method_of_any_rank(self, node, array: AbstractArray, name: str, libraries: tuple,
+                           args: tuple, kwargs: dict, dtype: str | None) -> Value | None:
+        """``x.flatten()``, ``x.sum()``, ``x.nonzero()`` of an x whose rank nobody knows:
+        the rank the op gives for every input it accepts."""
+        if FAIL in args or FAIL in kwargs.values():
+            return None
+        dialects = [self.dialect_for(lib) for lib in libraries]
+        result = self.rank_free([name] * len(dialects), dialects, (None,) + args, kwargs, 0,
+                                array)
+        if result is None:
+            return None
+        return self.probed_value(node, result, self.lookup(name, dialects[0]), dialects[0],
+                                 (ArrayArg((), array.dtype),) + args, kwargs, array, dtype,
+                                 array.library)
+
+    def probed_value(self, node, result: Result | Pieces, spec, dialect: Dialect, args: tuple,
+                     kwargs: dict, array: AbstractArray, dtype: str | None,
+                     library: str) -> Value:
+        """The value of a call whose rank-free result ``result`` came from probing ``array``;
+        ``args`` and ``kwargs`` hold a 0-d stand-in for it, for the op's dtype rule."""
+        dtypes = result_dtypes(spec, args, kwargs, dialect)
+        if isinstance(result, Pieces):
+            piece = AbstractArray(result.shape, dtype, library, self.origin(node))
+            return Iterable(with_dtypes(piece, dtypes))
+        out = self.array_result(result, array, node, dtype=dtype, library=library)
+        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
+            out = TupleValue((out,))
+        return with_dtypes(out, dtypes)
 
     def library_unsure(self, array: AbstractArray) -> bool:
         """The array's library is a guess: a parameter nothing is known of (or computed only

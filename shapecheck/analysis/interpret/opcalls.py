@@ -9,6 +9,7 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
 from ...runtime.dims import Dim, dims_equal, eq, format_shape, is_one, numel
+from ...runtime.rank_free import place, rank_free_result
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.verdicts import Result, RuleWarning, ShapeError
 from ..values import AbstractArray, TupleValue, Value
@@ -44,6 +45,23 @@ class OpGateway:
     def sized_by_values(self, name: str) -> bool:
         """Some library's op ``name`` reads a size off its operands' values (``nonzero``)."""
         return rt_ops.sized_by_values(name)
+
+    def rank_free(self, names: list[str], dialects: list[Dialect], args: tuple, kwargs: dict,
+                  slot: int | str, array: AbstractArray) -> Result | None:
+        """The op's result whatever the rank of ``array`` (in ``slot`` of the call, whose
+        other arguments are converted): ``x.flatten()`` is 1-D, ``x.sum()`` 0-d. With a
+        library that is a guess, every candidate's rule must agree. None when they say
+        nothing."""
+        found = set()
+        for name, dialect in zip(names, dialects):
+            spec = self.lookup(name, dialect)
+            if spec is None:
+                return None
+            contents = self.contents_of(array) if spec.sized_by_values else None
+            found.add(rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
+                                       lambda probe: place(args, kwargs, slot, probe),
+                                       array.dtype, contents))
+        return found.pop() if len(found) == 1 else None
 
     def to_arg(self, value: Value, name: str | None = None) -> Any:
         """A value as the op ``name``'s rule takes it; the contents of its arrays are named

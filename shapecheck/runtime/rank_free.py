@@ -1,0 +1,100 @@
+"""What an op returns whatever the rank of one of its inputs.
+
+``x.flatten()`` is 1-D, ``x.sum()`` is 0-d and ``x.nonzero()`` is 2-D for every x, and
+``x.repeat(2, 3)`` is 2-D for every x it accepts. The rule of such an op says so itself: run
+at every rank up to ``MAX_PROBE_RANK`` on an input of fresh sizes, it gives outputs of one
+rank (or refuses the input). A dim that is the same in every run and owes nothing to the
+input's sizes (the 3 of ``x.new_zeros(...)``-like sizes, a mask's count) is kept; a dim made
+of the input's sizes is unknown.
+
+A run that ends in anything but the library's own refusal, or that the rule answers with a
+warning (an assumption about a size that may be 1), says nothing: the op's rank is then
+left unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .arguments import ArrayArg
+from .dims import UNKNOWN, Dim, Sym
+from .verdicts import Result, ShapeError
+
+MAX_PROBE_RANK = 5
+
+_MARK = "rank·"  # no identifier: the probe's sizes never read as a name the code gave
+
+
+def _probe_shape(rank: int) -> tuple:
+    return tuple(Sym.atom(f"{_MARK}{rank}.{axis}") for axis in range(rank))
+
+
+def _mentions_probe(dim: Dim) -> bool:
+    return isinstance(dim, Sym) and any(_MARK in atom for mono, _ in dim.terms for atom in mono)
+
+
+def rank_free_result(rule: Callable[..., Result], probe_into: Callable[[ArrayArg], tuple],
+                     dtype: str | None, contents: str | None = None) -> Result | Pieces | None:
+    """The outputs ``rule`` gives whatever the probed input's rank, or None when they differ;
+    Pieces when only their count follows the rank.
+
+    ``probe_into(array)`` returns ``(args, kwargs)`` for one call with ``array`` in the slot
+    of the input whose rank is unknown; ``rule`` is called as ``rule(*args, **kwargs)``.
+    """
+    results = []
+    for rank in range(MAX_PROBE_RANK + 1):
+        args, kwargs = probe_into(ArrayArg(_probe_shape(rank), dtype, None, contents))
+        try:
+            result = rule(*args, **kwargs)
+        except ShapeError:
+            continue  # the library refuses this rank: the code's input is not of it
+        except Exception:
+            return None
+        if not isinstance(result, Result) or result.warnings:
+            return None
+        results.append(result)
+    if not results:
+        return None
+    first = results[0]
+    if any(len(r.outputs) != len(first.outputs) for r in results):
+        return _pieces(results)
+    if any(r.as_tuple != first.as_tuple or any(len(a) != len(b) for a, b in
+                                               zip(r.outputs, first.outputs)) for r in results):
+        return None
+    outputs = tuple(_common([r.outputs[i] for r in results]) for i in range(len(first.outputs)))
+    return Result(outputs, (), first.as_tuple)
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """A tuple of arrays of one shape, as many as the input has dims (``torch.where(mask)``,
+    ``np.nonzero(x)``): its count is unknown, each piece's shape is not."""
+
+    shape: tuple
+
+
+def _pieces(results: list[Result]) -> Pieces | None:
+    shapes = [shape for r in results for shape in r.outputs]
+    if not shapes or any(not r.as_tuple and len(r.outputs) == 1 for r in results) or \
+            len({len(shape) for shape in shapes}) != 1:
+        return None
+    return Pieces(_common(shapes))
+
+
+def _common(shapes: list[tuple]) -> tuple:
+    """The dims every shape has alike and that owe nothing to the probe's sizes."""
+    first = shapes[0]
+    return tuple(UNKNOWN if _mentions_probe(dim) or any(s[axis] != dim for s in shapes) else dim
+                 for axis, dim in enumerate(first))
+
+
+def place(args: tuple, kwargs: dict, slot: int | str, value: Any) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` with ``value`` in ``slot`` (a position or a keyword)."""
+    if isinstance(slot, int):
+        return args[:slot] + (value,) + args[slot + 1:], kwargs
+    return args, {**kwargs, slot: value}
+
+
+__all__ = ["MAX_PROBE_RANK", "Pieces", "place", "rank_free_result"]

@@ -1,0 +1,94 @@
+"""Ops whose result rank needs no input rank: ``x.flatten()`` is 1-D, ``x.sum()`` 0-d,
+``torch.where(mask)[0]`` 1-D and ``x.topk(k)`` has k along its dim, whatever x is, so the code
+after them is checked even when nobody describes x."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from shapecheck.analysis.api import analyze_source
+from tests.analysis.test_shapes_from_code import analyzed
+
+POSTPROCESS = """
+    import torch
+    from torch import Tensor
+
+    def postprocess(logits: Tensor, ctrness: Tensor, k: int):
+        scores = torch.sqrt(torch.sigmoid(logits) * torch.sigmoid(ctrness)).flatten()
+        keep = scores > 0.05
+        scores = scores[keep]
+        idxs = torch.where(keep)[0]
+        top, order = scores.topk(k)
+        return idxs[order], top
+"""
+
+
+def test_a_detection_head_postprocess_is_known_from_flatten_on():
+    shapes, findings = analyzed(POSTPROCESS)
+    assert findings == []
+    assert shapes["torch.sigmoid(logits) * torch.sigmoid(ctrness)"] == {"?"}  # rank unknown
+    flat = "torch.sqrt(torch.sigmoid(logits) * torch.sigmoid(ctrness)).flatten()"
+    assert shapes[flat] == {"(?,)"}
+    assert shapes["scores > 0.05"] == {"(?,)"}
+    assert shapes["torch.where(keep)[0]"] == {"(nnz(keep),)"}
+    assert shapes["top"] == shapes["order"] == {"(k,)"}
+    assert shapes["idxs[order]"] == {"(k,)"}
+
+
+WRONG_RANK_READS = """
+    import torch
+    from torch import Tensor
+
+    def loss(logits: Tensor, labels: Tensor):
+        total = logits.sum()
+        first = total[0]
+        positive = torch.where(labels > 0)[0]
+        return first, positive[:, 0]
+
+    loss(torch.randn(2, 3), torch.tensor([1, 0, 2]))
+"""
+
+
+def test_indexing_past_the_rank_these_ops_give_is_an_error_torch_raises_too():
+    findings = analyze_source(textwrap.dedent(WRONG_RANK_READS), "t.py")
+    assert sorted((f.line, f.code) for f in findings if f.severity == "error") == [
+        (7, "SC111"), (9, "SC111")]
+    torch = pytest.importorskip("torch")
+    logits, labels = torch.randn(2, 3), torch.tensor([1, 0, 2])
+    with pytest.raises(IndexError):
+        logits.sum()[0]
+    with pytest.raises(IndexError):
+        torch.where(labels > 0)[0][:, 0]
+
+
+def test_an_op_whose_result_rank_follows_its_input_stays_unknown():
+    shapes, findings = analyzed("""
+        import torch
+        from torch import Tensor
+
+        def f(x: Tensor):
+            a = x.sum(0)
+            b = x.unsqueeze(0)
+            c = x.mean(1)
+            return a, b, c
+    """)
+    assert findings == []
+    assert shapes["x.sum(0)"] == shapes["x.unsqueeze(0)"] == shapes["x.mean(1)"] == {"?"}
+
+
+def test_a_function_form_with_one_operand_of_unknown_rank_is_probed_too():
+    shapes, _ = analyzed("""
+        import torch
+        from torch import Tensor
+
+        def f(boxes: Tensor, mask: Tensor):
+            a = torch.flatten(boxes)
+            b = torch.nonzero(mask)
+            c = torch.mm(boxes, torch.zeros(4, 5))
+            return a, b, c
+    """)
+    assert shapes["torch.flatten(boxes)"] == {"(?,)"}
+    assert shapes["torch.nonzero(mask)"] == {"(nnz(mask), ?)"}
+    assert shapes["torch.mm(boxes, torch.zeros(4, 5))"] == {"(?, 5)"}
