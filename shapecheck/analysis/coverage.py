@@ -26,7 +26,7 @@ standalone walk, with parameters nobody described, knows nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from ..runtime.dims import UnknownDim
 from .values import AbstractArray
@@ -70,12 +70,15 @@ class CoverageRecorder:
     them alive, so one id can never stand for two nodes.
     """
 
-    __slots__ = ("best", "pending", "refined")
+    __slots__ = ("best", "pending", "refined", "foreign", "positions")
 
     def __init__(self) -> None:
         self.best: dict[Any, int] = {}
         self.pending: dict[Any, set[int]] = {}  # node -> storages it held at unknown rank
         self.refined: dict[int, int] = {}  # storage -> the knowledge the code later gave it
+        # path -> (recorder, positions) for the expressions of other files the analysis ran
+        self.foreign: dict[str, tuple[CoverageRecorder, Any]] = {}
+        self.positions: Any = None  # the analyzed file's node positions, set by its analysis
 
     def attach(self, interpreter: Any) -> None:
         """Called once with the interpreter about to walk the module; a subclass that
@@ -115,10 +118,46 @@ class CoverageRecorder:
         return levels
 
     def summary(self) -> FileCoverage:
-        levels = self.levels().values()
-        return FileCoverage(arrays=len(self.best),
-                            rank_known=sum(1 for level in levels if level >= RANK_KNOWN),
-                            fully_known=sum(1 for level in levels if level == FULLY_KNOWN))
+        return summarize(self.levels().values())
+
+    def of_file(self, path: str, positions: Any) -> CoverageRecorder:
+        """The recorder of another file's expressions (a function of an imported file the
+        analysis called with its own arguments); ``positions`` maps that file's nodes to
+        their places in it."""
+        found = self.foreign.get(path)
+        if found is None:
+            found = self.foreign[path] = (CoverageRecorder(), positions)
+        return found[0]
+
+    def by_place(self) -> dict[str, dict[tuple, int]]:
+        """Each expression's best knowledge, keyed by file ("" for the analyzed one) and place
+        in it, the other files' the analysis ran included: the form in which the analyses of
+        several files are merged (lint/runner.py)."""
+        places = {"": _placed(self.levels(), self.positions)}
+        for path, (recorder, file_positions) in self.foreign.items():
+            places[path] = _placed(recorder.levels(), file_positions)
+        return places
 
 
-__all__ = ["FULLY_KNOWN", "RANK_KNOWN", "RANK_UNKNOWN", "CoverageRecorder", "FileCoverage", "knowledge"]
+def _placed(levels: dict[Any, int], positions: Any) -> dict[tuple, int]:
+    placed: dict[tuple, int] = {}
+    for node, level in levels.items():
+        try:
+            where = positions[node]
+        except KeyError:
+            continue
+        key = (where.start.line, where.start.column, where.end.line, where.end.column)
+        placed[key] = max(placed.get(key, RANK_UNKNOWN), level)
+    return placed
+
+
+def summarize(levels: Iterable[int]) -> FileCoverage:
+    """The counts of expressions whose best knowledge is each of ``levels``."""
+    levels = list(levels)
+    return FileCoverage(arrays=len(levels),
+                        rank_known=sum(1 for level in levels if level >= RANK_KNOWN),
+                        fully_known=sum(1 for level in levels if level == FULLY_KNOWN))
+
+
+__all__ = ["FULLY_KNOWN", "RANK_KNOWN", "RANK_UNKNOWN", "CoverageRecorder", "FileCoverage", "knowledge",
+           "summarize"]

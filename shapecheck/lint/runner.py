@@ -53,6 +53,9 @@ class FileResult:
     # Source text for code frames, keyed by cell number (None for a .py file); only when there is something to show.
     sources: dict[int | None, str] = field(default_factory=dict)
     coverage: FileCoverage | None = None
+    # With --coverage: each expression's best knowledge by file and place, this file's and
+    # those of the files its analysis ran functions of (analysis/coverage.py, by_place).
+    coverage_places: dict[str, dict[tuple, int]] | None = None
 
 
 @dataclass
@@ -64,14 +67,35 @@ class LintReport:
     sources: dict[tuple[str, int | None], str] = field(default_factory=dict)
     cache_hits: int = 0
     coverage: dict[str, FileCoverage] = field(default_factory=dict)  # path -> counts, with --coverage
+    # real path -> place -> best knowledge, over every analysis that ran the file's code
+    coverage_places: dict[str, dict[tuple, int]] = field(default_factory=dict)
 
     def add(self, result: FileResult) -> None:
         if result.coverage is not None:
             self.coverage[result.path] = result.coverage
+        for path, places in (result.coverage_places or {}).items():
+            merged = self.coverage_places.setdefault(os.path.realpath(path), {})
+            for place, level in places.items():
+                if level > merged.get(place, -1):
+                    merged[place] = level
         self.findings.extend(result.findings)
         self.suppressed.extend(result.suppressed)
         for cell, text in result.sources.items():
             self.sources[(result.path, cell)] = text
+
+    def merge_coverage(self) -> None:
+        """Each file's counts with what the analyses of the other files linted knew of its
+        expressions: a helper that only other files call (box coders, losses) is checked, and
+        counted, with their arrays."""
+        if not self.coverage_places:
+            return
+        from ..analysis.coverage import summarize
+
+        for path in self.coverage:
+            places = self.coverage_places.get(os.path.realpath(path))
+            if places is not None:
+                self.coverage[path] = summarize(places.values())
+        self.coverage_places.clear()
 
 
 @dataclass(frozen=True)
@@ -193,7 +217,11 @@ def lint_job(job: FileJob) -> FileResult:
         if job.key is not None and job.cache_dir is not None:
             Cache(Path(job.cache_dir)).put(job.key, findings, imported)
         result = finish(job.path, findings, text, program, job.config)
-        result.coverage = recorder.summary() if recorder is not None else None
+        if recorder is not None:
+            result.coverage = recorder.summary()
+            places = recorder.by_place()
+            places[job.path] = places.pop("")
+            result.coverage_places = places
         return result
     except Exception as exc:  # the run must go on whatever one file does
         return internal_error(job.path, f"{type(exc).__name__}: {exc}")
@@ -278,6 +306,7 @@ def run_lint(options: LintOptions) -> LintReport:
     report.files_checked = len(discovery.files) + len(discovery.unreadable)
     report.warnings.extend(resolver.warnings)
     report.warnings.extend(cache.warning for cache in caches.values() if cache.warning)
+    report.merge_coverage()
     _sort(report)
     return report
 

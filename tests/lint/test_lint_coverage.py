@@ -134,3 +134,35 @@ def test_the_process_pool_and_a_serial_run_give_the_same_counts(zoo, monkeypatch
     assert pooled.coverage == serial.coverage
     assert pooled.findings == serial.findings
     assert serial.coverage[str(zoo / "small_0.py")] == FileCoverage(5, 5, 5)
+
+
+# A box coder's helper nobody in its own file calls: its parameters say no rank, so it is blind
+# when linted alone; the detection head that calls it with (5, 4) boxes knows all of it.
+CODER = """import torch
+from torch import Tensor
+
+
+def decode(rel_codes: Tensor, boxes: Tensor) -> Tensor:
+    ctr_x = 0.5 * (boxes[..., 0] + boxes[..., 2])
+    ctr_y = 0.5 * (boxes[..., 1] + boxes[..., 3])
+    return torch.stack((ctr_x - rel_codes[..., 0], ctr_y - rel_codes[..., 1]), dim=-1)
+"""
+HEAD = """import torch
+
+from coder import decode
+
+pred = decode(torch.zeros(5, 4), torch.zeros(5, 4))
+"""
+
+
+def test_a_helper_counts_what_the_analysis_of_a_file_calling_it_knew(project):
+    (project / "coder.py").write_text(CODER)
+    (project / "head.py").write_text(HEAD)
+    alone = run_lint(LintOptions(paths=(Path("coder.py"),), use_cache=False, coverage=True))
+    both = run_lint(LintOptions(paths=(Path("."),), use_cache=False, coverage=True))
+    assert alone.coverage["coder.py"].rank_known == 0
+    helper = both.coverage["coder.py"]
+    assert helper.arrays == alone.coverage["coder.py"].arrays
+    assert helper.rank_known == helper.fully_known == helper.arrays
+    # The calling file's own counts are its own expressions only.
+    assert both.coverage["head.py"] == FileCoverage(3, 3, 3)  # two zeros and pred

@@ -69,15 +69,19 @@ def analyze_module(module: cst.Module, source: str, path: str, settings: Any,
     interp.coverage = interp.home_coverage = coverage
     if coverage is not None:
         coverage.attach(interp)
-    if os.path.isfile(path):
-        session = ImportSession(path, getattr(settings, "project_root", None))
-        interp.start_imports(session)
-        try:
-            return interp.run()
-        finally:
-            if imported is not None:
-                imported.update(session.dependencies)
-    return interp.run()
+    try:
+        if os.path.isfile(path):
+            session = ImportSession(path, getattr(settings, "project_root", None))
+            interp.start_imports(session)
+            try:
+                return interp.run()
+            finally:
+                if imported is not None:
+                    imported.update(session.dependencies)
+        return interp.run()
+    finally:
+        if coverage is not None:
+            coverage.positions = interp.positions
 
 
 def evaluate_snippet(source: str, env: dict[str, AbstractArray], dialect: str) -> list[Step]:

@@ -438,11 +438,14 @@ class ProjectImports:
         previous.save(self)
         target.load(self)
         self.here = target
-        # The other file's expressions are its own; the analyzed file's, reached back through
-        # it (a builder in _builder.py building this file's model and running its forward),
-        # are counted as any other evaluation of them.
+        # The other file's expressions are counted as that file's (a lint of both merges them,
+        # lint/runner.py); the analyzed file's, reached back through it (a builder in
+        # _builder.py building this file's model and running its forward), as any other
+        # evaluation of them.
         coverage = self.coverage
-        self.coverage = self.home_coverage if target is session.home else None
+        self.coverage = self.home_coverage if target is session.home else (
+            self.home_coverage.of_file(target.path, target.positions())
+            if self.home_coverage is not None else None)
         try:
             return super().analyze_function(func, args, kwargs, by_call)
         finally:
