@@ -185,6 +185,19 @@ def _is_module(value: Value) -> bool:
     return isinstance(value, LayerValue) or isinstance(value, InstanceValue) and value.cls.is_nn_module
 
 
+def _kept_in_loops(value: Value) -> bool:
+    """An item a list filled in a loop keeps as what all its items are: an array, a module,
+    a list of them (anchors per image, each a list per level) or a tuple of them and ints."""
+    if isinstance(value, AbstractArray) or _is_module(value):
+        return True
+    if isinstance(value, Iterable):
+        return _kept_in_loops(value.element)
+    if isinstance(value, TupleValue) and value.items:
+        return all(_kept_in_loops(item) or isinstance(item, IntValue) for item in value.items) \
+            and any(not isinstance(item, IntValue) for item in value.items)
+    return False
+
+
 _CONTAINER_INIT = " container __init__ ran"
 """The attribute an instance of a class derived from nn.Sequential, ModuleList or ModuleDict
 gets when its base __init__ ran (not an identifier: no code can set it)."""
@@ -399,7 +412,7 @@ class Containers:
         if isinstance(value, TupleValue) and value.is_list and not self.frame.loops:
             self.assign(holder, TupleValue(value.items + tuple(added), True), holder)
             return True
-        if method != "append" or not (isinstance(item, AbstractArray) or _is_module(item)):
+        if method != "append" or not _kept_in_loops(item):
             return False
         if isinstance(value, Iterable):
             items = [value.element]
@@ -410,8 +423,7 @@ class Containers:
         joined = item
         for other in items:
             joined = join_values(joined, other)
-        kept = isinstance(joined, AbstractArray) or _is_module(joined)
-        self.assign(holder, Iterable(joined) if kept else UNKNOWN_VALUE, holder)
+        self.assign(holder, Iterable(joined) if _kept_in_loops(joined) else UNKNOWN_VALUE, holder)
         return True
 
     def held(self, holder: cst.BaseExpression) -> Value:

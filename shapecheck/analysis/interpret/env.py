@@ -235,10 +235,16 @@ def is_informative(value: Value) -> bool:
         # A class or a factory handed on is what is called: ``_resnet(BasicBlock, ...)``
         # builds that block, ``norm_layer=nn.BatchNorm2d`` that norm.
         return True
+    if isinstance(value, Iterable):
+        # Any number of arrays of one shape (anchors per level, built in a loop), or of lists
+        # of them: each item is what the callee reads.
+        return is_informative(value.element)
     return False
 
 
 def specialization_key(value: Value) -> Any:
+    if isinstance(value, Iterable):
+        return ("iterable", specialization_key(value.element))
     if isinstance(value, AbstractArray):
         # The view kind changes what a callee's writes do; storage ids stay out of the key, so
         # specializations are shared between arrays of one shape.

@@ -437,11 +437,11 @@ class Expressions:
             return self.sequential_index(node, base)
         if isinstance(base, Iterable) and base.items is not None:
             return self.tuple_index(node, TupleValue(base.items))
-        if isinstance(base, Iterable) and isinstance(base.element, AbstractArray) and \
+        if isinstance(base, Iterable) and base.element is not UNKNOWN_VALUE and \
                 len(node.slice) == 1:
             item = self.index_items(node)
             if isinstance(item, int) and not isinstance(item, bool):
-                return base.element  # outs[-1]: one of the arrays appended
+                return base.element  # outs[-1]: one of the arrays (or pairs) appended
             if isinstance(item, slice):
                 return base  # outs[1:]: a list of them again
             return UNKNOWN_VALUE
