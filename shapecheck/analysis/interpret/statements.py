@@ -9,7 +9,7 @@ import libcst as cst
 
 from ...runtime import ops as rt_ops
 from ...runtime.creation import literal_shape
-from ...runtime.dims import UNKNOWN, eq
+from ...runtime.dims import UNKNOWN, eq, sym
 from ...runtime.rules import indexing as rt_indexing
 from ..values import (
     UNKNOWN_VALUE,
@@ -281,7 +281,7 @@ class Statements:
     def for_over(self, node: cst.For, iterated: Value) -> None:
         if self.unrolled_for(node, iterated):
             return
-        element = self.element_of(iterated)
+        element = _counted(self.element_of(iterated), node.target)
         self.loop(lambda: self.assign(node.target, element, node.iter), node.body.body)
         if node.orelse is not None:
             self.exec_block(node.orelse.body.body)
@@ -606,3 +606,17 @@ class Statements:
             if current.shape is None and stated.value >= len(current.tail):
                 shape = (UNKNOWN,) * (stated.value - len(current.tail)) + tuple(current.tail)
                 self.frame.scope.vars[name] = replace(current, shape=shape, tail=())
+
+
+def _counted(element: Value, target: cst.BaseExpression) -> Value:
+    """The loop's element with each int nobody knows that a name takes (``i`` of ``for i in
+    range(n)``, of ``enumerate``) a size of its own that no width is made of: it is 0 on
+    the first pass, so ``c + i * g`` may be ``c``."""
+    if isinstance(target, cst.Name) and isinstance(element, IntValue) and \
+            element.value is UNKNOWN:
+        return IntValue(sym(f"loop {target.value}"))
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(element, TupleValue) and \
+            len(element.items) == len(target.elements):
+        return replace(element, items=tuple(_counted(item, el.value) for item, el in
+                                            zip(element.items, target.elements)))
+    return element
