@@ -8,7 +8,7 @@ from typing import Callable
 import libcst as cst
 
 from ..runtime.dims import UNKNOWN, Dim, sym
-from .values import AbstractArray, ModuleRef, Origin, Value
+from .values import AbstractArray, FloatValue, IntValue, ModuleRef, Origin, TupleValue, Value
 
 _JAXTYPING_DTYPES = {
     "Float16": "float16", "Float32": "float32", "Float64": "float64", "BFloat16": "bfloat16",
@@ -86,6 +86,24 @@ def array_from_annotation(node: cst.BaseExpression, resolve: Callable[[cst.BaseE
     return None
 
 
+def scalar_tuple(node: cst.BaseExpression, name: str) -> TupleValue | None:
+    """``tuple[int, int, int]`` or ``Tuple[float, float]``: a tuple of that many numbers, an int
+    each a size nobody names (``thw[0]``, never a name the code gave, so two of them are no
+    dims the code says differ); None for any other annotation, ``tuple[int, ...]`` included."""
+    if not isinstance(node, cst.Subscript) or not (
+            isinstance(node.value, cst.Name) and node.value.value in ("tuple", "Tuple") or
+            isinstance(node.value, cst.Attribute) and node.value.attr.value == "Tuple"):
+        return None
+    items: list[Value] = []
+    for index, element in enumerate(node.slice):
+        part = element.slice
+        kind = part.value if isinstance(part, cst.Index) else None
+        if not isinstance(kind, cst.Name) or kind.value not in ("int", "float"):
+            return None
+        items.append(IntValue(sym(f"{name}[{index}]")) if kind.value == "int" else FloatValue())
+    return TupleValue(tuple(items))
+
+
 def _library_of(node: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], Value]) -> str | None:
     value = resolve(node)
     if isinstance(value, ModuleRef):
@@ -121,4 +139,4 @@ def shape_comments(source: str) -> tuple[dict[int, list[tuple[str, list[str]]]],
     return trailing, standalone
 
 
-__all__ = ["parse_dims", "array_from_annotation", "shape_comments"]
+__all__ = ["parse_dims", "array_from_annotation", "scalar_tuple", "shape_comments"]

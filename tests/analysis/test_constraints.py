@@ -529,3 +529,65 @@ def test_a_width_read_through_a_view_is_not_filled_into_another_shape():
             y = nn.LayerNorm(16)(y)
             return nn.LayerNorm(80)(x)
     """) == []
+
+
+DENSE_BLOCK = """
+import torch
+from torch import nn, Tensor
+
+
+class Layer(nn.Module):
+    def __init__(self, c: int, g: int):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(c)
+        self.conv = nn.Conv2d(c, g, 3, padding=1)
+
+    def forward(self, feats: list[Tensor]) -> Tensor:
+        return self.conv(self.norm(torch.cat(feats, 1)))
+
+
+class Block(nn.ModuleDict):
+    def __init__(self, num_layers: int, c: int, g: int):
+        super().__init__()
+        for i in range(num_layers):
+            self.add_module("layer%d" % (i + 1), Layer(c + i * g, g))
+
+    def forward(self, x: Tensor) -> Tensor:
+        feats = [x]
+        for name, layer in self.items():
+            feats.append(layer(feats))
+        return torch.cat(feats, 1)
+
+
+def build(n: int, c: int, g: int):
+    return Block(n, c, g)(torch.zeros(2, c, 8, 8))
+"""
+
+
+def test_a_loop_index_in_a_width_may_be_zero_so_a_dense_block_is_no_error():
+    # DenseNet's layer i takes c + i * g channels: c for the first one, which is what the
+    # block's input has. The index is no width: it is 0 on the first pass.
+    assert codes(DENSE_BLOCK) == []
+    pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(DENSE_BLOCK, "t.py", "exec"), namespace)  # noqa: S102 (our snippet)
+    assert namespace["build"](3, 4, 2).shape == (2, 10, 8, 8)
+
+
+def test_a_tuple_of_numbers_annotated_gives_its_items_to_the_code():
+    from tests.analysis.test_shapes_from_code import analyzed
+
+    shapes, found = analyzed("""
+        import torch
+
+        def rel_pos(q: torch.Tensor, q_thw: tuple[int, int, int], ratio: tuple[float, float]):
+            t, h, w = q_thw
+            B, H, N, C = q.shape
+            r = q[:, :, 1:].reshape(B, H, t, h, w, C)
+            dist = torch.arange(h)[:, None] * max(ratio[0], 1.0)
+            return r, dist
+    """)
+    assert found == []
+    assert shapes["q[:, :, 1:].reshape(B, H, t, h, w, C)"] == {
+        "(B, H, q_thw[0], q_thw[1], q_thw[2], C)"}
+    assert shapes["torch.arange(h)[:, None] * max(ratio[0], 1.0)"] == {"(q_thw[1], 1)"}

@@ -200,6 +200,11 @@ class Builtins:
             # max(1.0, width_mult): Python's answer, which keeps the winner's type
             numbers = [_number(a) for a in args]
             return args[numbers.index(min(numbers) if name == "min" else max(numbers))]
+        if name in ("min", "max") and len(args) >= 2 and not kwargs and all(
+                isinstance(a, FloatValue) or isinstance(a, (IntValue, ConstValue)) and
+                _number(a) is not None for a in args) and \
+                all(isinstance(a, FloatValue) or isinstance(_number(a), float) for a in args):
+            return FloatValue()  # max(k_h / q_h, 1.0): floats, whichever wins
         if name == "abs" and args and isinstance(args[0], AbstractArray):
             return args[0].derived(args[0].shape, args[0].origin, dtype=args[0].dtype)
         if name == "super":

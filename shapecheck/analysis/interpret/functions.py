@@ -10,7 +10,7 @@ import numpy as np
 
 from ...runtime.dims import Sym, substitute, sym
 from ...runtime.members import TENSOR_MEMBERS
-from ..annotations import array_from_annotation
+from ..annotations import array_from_annotation, scalar_tuple
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -747,6 +747,9 @@ class Functions:
             ann = param.annotation.annotation
             if isinstance(ann, cst.Name) and ann.value == "int" and (param.default is None or given):
                 return IntValue(sym(param.name.value))
+            numbers = scalar_tuple(ann, param.name.value)
+            if numbers is not None and (param.default is None or given):
+                return numbers  # q_thw: tuple[int, int, int]
         if param.default is not None and not given:
             # A value the caller gave, though unknown, is not the default.
             with self.suppressed():
