@@ -207,9 +207,23 @@ def floordiv(a: Dim, b: Dim) -> Dim:
     return Sym.atom(f"{_paren(a)}//{_paren(b)}")
 
 
+def mod(a: Dim, b: Dim) -> Dim:
+    """``a % b`` for a positive int b: a size in [0, b). Exact when every term but the constant
+    is a multiple of b (``(7*k + 3) % 7`` is 3); otherwise an opaque atom (swin's padding to a
+    multiple of the window, ``(7 - W % 7) % 7``)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a % b if b else UNKNOWN
+    if not is_known(a) or not isinstance(b, int) or b <= 0:
+        return UNKNOWN
+    terms = _terms(a)
+    if all(c % b == 0 for m, c in terms.items() if m):
+        return terms.get((), 0) % b
+    return Sym.atom(f"{_paren(a)} % {b}")
+
+
 def _paren(d: Dim) -> str:
     text = str(d)
-    return f"({text})" if any(ch in text for ch in " */") or text.startswith("-") else text
+    return f"({text})" if any(ch in text for ch in " */%") or text.startswith("-") else text
 
 
 def exact_div(a: Dim, b: Dim) -> Dim | None:
@@ -413,7 +427,7 @@ def parse_dim(text: str) -> Dim:
 __all__ = [
     "Dim", "Shape", "Sym", "UnknownDim", "UNKNOWN", "Maybe", "sym", "is_known",
     "is_concrete", "shape_is_concrete", "add", "sub", "neg", "mul", "product",
-    "floordiv", "exact_div", "eq", "is_one", "is_zero", "dims_equal", "both",
+    "floordiv", "mod", "exact_div", "eq", "is_one", "is_zero", "dims_equal", "both",
     "either", "not_", "le", "lt", "compare", "numel", "normalize_axis", "format_dim",
     "format_shape", "parse_dim", "atoms", "substitute", "fits",
 ]

@@ -366,9 +366,9 @@ class Containers:
             position += arg.keyword is None and not arg.star
             if arg.star:  # f(*xs) and f(**kw) hand over copies
                 continue
-            if callee is not None and isinstance(arg.value, cst.Name) and \
+            if callee is not None and isinstance(arg.value, (cst.Name, cst.Attribute)) and \
                     _reads_parameter(callee, at):
-                continue  # ``layer(features)``: the layer only concatenates them
+                continue  # ``layer(features)``, ``attention(x, self.window_size)``: read only
             self.forget_list(arg.value, handed=True)
 
     def filled(self, holder: cst.BaseExpression, method: str, args: list) -> bool:

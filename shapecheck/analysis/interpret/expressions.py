@@ -14,7 +14,10 @@ from ...runtime.dims import (
     either,
     eq,
     format_shape,
+    is_known,
+    le,
     mul,
+    sub,
 )
 from ...runtime.rules import indexing as rt_indexing
 from ...runtime.rules.broadcast import broadcast_shapes
@@ -69,7 +72,22 @@ class _EachItem:
 
 
 class LooseSlice:
-    """A slice whose bounds or step the analysis does not know: its axis stays, sized unknown."""
+    """A slice whose bounds or step the analysis does not know as ints: its axis stays, sized
+    unknown unless its bounds are sizes that surely lie within the axis (``x[:, :H]`` of an
+    axis of H, or of H plus a padding)."""
+
+    def __init__(self, start: Any = FAIL, stop: Any = FAIL, step: Any = FAIL) -> None:
+        self.start, self.stop, self.step = start, stop, step
+
+    def length(self, size: Any) -> Any:
+        """The slice's length along an axis of ``size``, or UNKNOWN."""
+        if self.step not in (None, 1) or FAIL in (self.start, self.stop):
+            return UNKNOWN
+        start = 0 if self.start is None else self.start
+        stop = size if self.stop is None else self.stop
+        if le(0, start) is not True or le(start, stop) is not True or le(stop, size) is not True:
+            return UNKNOWN
+        return sub(stop, start)
 
 
 def _has_new_axis(items: Any) -> bool:
@@ -522,14 +540,16 @@ class Expressions:
                 # A mask's count is read off its values: a symbol over its contents.
                 items.append(index_arg(value, self.contents_of))
                 continue
-            bounds = []
+            bounds, sizes = [], []
             for b in (part.lower, part.upper, part.step):
                 value = self.eval(b) if b is not None else ConstValue(None)
                 arg = self.to_arg(value)
                 bounds.append(arg if arg is None or isinstance(arg, int) and
                               not isinstance(arg, bool) else FAIL)
+                sizes.append(arg if arg is None or isinstance(value, IntValue) and
+                             is_known(arg) else FAIL)
             if any(bound is FAIL for bound in bounds):
-                items.append(LooseSlice())
+                items.append(LooseSlice(*sizes))
             else:
                 items.append(slice(*bounds))
         return items
@@ -560,6 +580,12 @@ class Expressions:
         if len(whole) != len(empty):
             return None
         shape = tuple(a if eq(a, b) is True else UNKNOWN for a, b in zip(whole, empty))
+        if all(isinstance(item, (slice, LooseSlice)) for item in items) and \
+                len(items) <= len(base.shape) == len(shape):
+            # Plain slices: item i is axis i, whose size says whether sized bounds are in it.
+            shape = tuple(item.length(size) if isinstance(item, LooseSlice) else dim
+                          for item, size, dim in zip(items, base.shape, shape)) + \
+                shape[len(items):]
         return base.derived(shape, self.origin(node), dtype=base.dtype,
                             explicit_axis=_has_new_axis(tuple(items)))
 

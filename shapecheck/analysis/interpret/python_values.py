@@ -4,7 +4,7 @@ are conditions.py's)."""
 
 from __future__ import annotations
 
-from ...runtime.dims import UNKNOWN, Dim, add, floordiv, mul, sub
+from ...runtime.dims import UNKNOWN, Dim, add, floordiv, mod, mul, sub
 from ..values import (
     UNKNOWN_VALUE,
     ConstValue,
@@ -79,6 +79,8 @@ def int_arith(op: str, a: Dim, b: Dim) -> Value:
         return IntValue(mul(a, b))
     if op == "floor_divide":
         return IntValue(floordiv(a, b))
+    if op == "remainder" and not (isinstance(a, int) and isinstance(b, int)):
+        return IntValue(mod(a, b))
     if isinstance(a, int) and isinstance(b, int):
         try:
             if op == "remainder" and b:
