@@ -26,6 +26,7 @@ from .arguments import shape_of as _shape
 from .dialects import Dialect
 from .dims import Sym, UnknownDim, is_zero, le, numel
 from .optable import add_op as _add
+from .optable import shape_keeping as _shape_keeping
 from .verdicts import Result, ShapeError
 
 _axes = importlib.import_module(".rules.axes", __package__)
@@ -182,6 +183,74 @@ def _logsumexp_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Resu
 
 def _float_result_dtype(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Any:
     return _float_dtype(_dtype(x), dialect)
+
+
+# ---------------------------------------------------------------------------- rolls and flips
+
+def _dims_of(value: Any) -> tuple[int, ...] | None:
+    """An int or a sequence of ints as a tuple; None when absent."""
+    if value is None:
+        return None
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not all(isinstance(d, int) and not isinstance(d, bool) for d in items):
+        raise NotImplementedError("dims that are not ints")
+    return items
+
+
+@_shape_keeping
+def _roll_rule(x: Any, shifts: Any = None, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """``torch.roll(x, shifts, dims=None)`` and ``np.roll(a, shift, axis=None)``: the same
+    shape, each dim checked; without dims torch rolls the flattened tensor by one shift."""
+    shape = _shape(x)
+    dims = _dims_of(_arg(args, 0, kwargs, "axis" if dialect.is_numpy else "dims"))
+    if dims is None:
+        if dialect.is_torch and isinstance(shifts, (tuple, list)) and len(shifts) != 1:
+            raise ShapeError("argument", f"shifts and dimensions must align. shifts: "
+                             f"{len(shifts)}, dims:0", "RuntimeError")
+        return Result.of(shape)
+    if dialect.is_torch and not shape:
+        raise NotImplementedError("torch.roll wraps no dim of a 0-d tensor")
+    for dim in dims:
+        _axes.wrap_axis(dim, len(shape), dialect)
+    if dialect.is_torch and shifts is not None:
+        count = len(shifts) if isinstance(shifts, (tuple, list)) else 1
+        if count != len(dims):
+            raise ShapeError("argument", f"shifts and dimensions must align. shifts: {count}, "
+                             f"dims:{len(dims)}", "RuntimeError")
+    return Result.of(shape)
+
+
+@_shape_keeping
+def _flip_rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+    """``torch.flip(x, dims)`` and ``np.flip(m, axis=None)``: the same shape; a dim twice is
+    refused."""
+    shape = _shape(x)
+    given = _arg(args, 0, kwargs, "axis" if dialect.is_numpy else "dims")
+    if dialect.is_torch and isinstance(given, int):
+        raise NotImplementedError("torch.flip takes a sequence of dims")
+    dims = _dims_of(given)
+    if dims is None:
+        return Result.of(shape)
+    wrapped = [_axes.wrap_axis(dim, len(shape), dialect) for dim in dims]
+    if len(set(wrapped)) != len(wrapped):
+        if dialect.is_numpy:
+            raise ShapeError("axis", "repeated axis", "ValueError")
+        twice = next(d for d in dims if wrapped.count(_axes.wrap_axis(d, len(shape), dialect)) > 1)
+        raise ShapeError("axis", f"dim {twice} appears multiple times in the list of dims",
+                         "RuntimeError")
+    return Result.of(shape)
+
+
+def _flip_side_rule(least: int) -> Callable[..., Result]:
+    """``fliplr`` needs 2 dims, ``flipud`` 1, in both libraries."""
+    @_shape_keeping
+    def rule(x: Any, *args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        shape = _shape(x)
+        if len(shape) < least:
+            raise ShapeError("axis", f"Input must be >= {least}-d.",
+                             "ValueError" if dialect.is_numpy else "RuntimeError")
+        return Result.of(shape)
+    return rule
 
 
 # ---------------------------------------------------------------------------- running totals
@@ -468,6 +537,14 @@ def _register() -> None:
     _add("torch.linalg.matrix_norm", "torch", _torch_matrix_norm_rule)
     _add("torch.norm", "torch", _torch_norm_rule)
     _add("norm", "torch", _torch_norm_rule)
+    for prefix, library in (("np.", "numpy"), ("torch.", "torch")):
+        _add(f"{prefix}roll", library, _roll_rule)
+        _add(f"{prefix}flip", library, _flip_rule)
+        _add(f"{prefix}fliplr", library, _flip_side_rule(2))
+        _add(f"{prefix}flipud", library, _flip_side_rule(1))
+    for op, rule in (("roll", _roll_rule), ("flip", _flip_rule), ("fliplr", _flip_side_rule(2)),
+                     ("flipud", _flip_side_rule(1))):
+        _add(op, "torch", rule)
 
 
 _register()
