@@ -294,7 +294,9 @@ def test_index_items_keeps_symbolic_integers_for_the_indexing_rule():
 # Arguments some shape-keeping ops cannot do without (a dim, a dtype).
 _REQUIRED_ARGS = {"softmax": (1,), "log_softmax": (1,), "torch.softmax": (1,),
                   "torch.log_softmax": (1,), "F.softmax": (1,), "F.log_softmax": (1,),
-                  "F.softmin": (1,), "F.threshold": (0.5, 0.0), "astype": ("float32",)}
+                  "F.softmin": (1,), "F.threshold": (0.5, 0.0), "astype": ("float32",),
+                  "np.roll": (1,), "torch.roll": (1,), "roll": (1,), "torch.flip": ((0,),),
+                  "flip": ((0,),)}
 
 
 def _run_real(name, library, x):
