@@ -27,6 +27,15 @@ MAX_PROBE_RANK = 5
 _MARK = "rank·"  # no identifier: the probe's sizes never read as a name the code gave
 
 
+class _Refused:
+    def __repr__(self) -> str:
+        return "REFUSED"
+
+
+REFUSED = _Refused()
+"""The rule refused the input at every rank: with two candidate libraries, not this one's op."""
+
+
 def _probe_shape(rank: int) -> tuple:
     return tuple(Sym.atom(f"{_MARK}{rank}.{axis}") for axis in range(rank))
 
@@ -36,9 +45,9 @@ def _mentions_probe(dim: Dim) -> bool:
 
 
 def rank_free_result(rule: Callable[..., Result], probe_into: Callable[[ArrayArg], tuple],
-                     dtype: str | None, contents: str | None = None) -> Result | Pieces | None:
-    """The outputs ``rule`` gives whatever the probed input's rank, or None when they differ;
-    Pieces when only their count follows the rank.
+                     dtype: str | None, contents: str | None = None) -> Any:
+    """The outputs ``rule`` gives whatever the probed input's rank (a Result), or None when they
+    differ; Pieces when only their count follows the rank; REFUSED when no rank is taken.
 
     ``probe_into(array)`` returns ``(args, kwargs)`` for one call with ``array`` in the slot
     of the input whose rank is unknown; ``rule`` is called as ``rule(*args, **kwargs)``.
@@ -56,7 +65,7 @@ def rank_free_result(rule: Callable[..., Result], probe_into: Callable[[ArrayArg
             return None
         results.append(result)
     if not results:
-        return None
+        return REFUSED
     first = results[0]
     if any(len(r.outputs) != len(first.outputs) for r in results):
         return _pieces(results)
@@ -97,4 +106,4 @@ def place(args: tuple, kwargs: dict, slot: int | str, value: Any) -> tuple[tuple
     return args, {**kwargs, slot: value}
 
 
-__all__ = ["MAX_PROBE_RANK", "Pieces", "place", "rank_free_result"]
+__all__ = ["MAX_PROBE_RANK", "REFUSED", "Pieces", "place", "rank_free_result"]

@@ -43,6 +43,8 @@ def real_results(library: str, name: str, extra: tuple, kwargs: dict, dtype: str
 FIXED_RANK = [
     ("torch", "flatten", (), {}, "float32", 1),
     ("torch", "flatten", (1,), {}, "float32", 2),
+    ("torch", "flatten", (), {"start_dim": 1}, "float32", 2),
+    ("torch", "flatten", (), {"end_dim": 1}, "float32", None),
     ("torch", "sum", (), {}, "float32", 0),
     ("torch", "mean", (), {}, "float32", 0),
     ("torch", "max", (), {}, "float32", 0),
@@ -63,10 +65,13 @@ FIXED_RANK = [
 def test_an_op_whose_result_rank_is_fixed_gives_that_rank_at_every_rank_the_library_takes(
         library, name, extra, kwargs, dtype, rank):
     result = probed(library, name, extra, kwargs, dtype)
-    assert result is not None and len(result.outputs) == 1
-    assert len(result.outputs[0]) == rank
     values = real_results(library, name, extra, kwargs, dtype)
     assert values, "the library takes some rank"
+    if rank is None:  # flatten(end_dim=1) keeps the dims after the second: the rank varies
+        assert result is None and len({np.ndim(v) for v in values}) > 1
+        return
+    assert result is not None and len(result.outputs) == 1
+    assert len(result.outputs[0]) == rank
     assert {np.ndim(v) for v in values} == {rank}
 
 
@@ -124,3 +129,20 @@ def test_a_k_that_may_exceed_a_symbolic_size_gives_the_result_of_every_call_that
     assert getattr(torch.ones(3, 6), op)(2)[0].shape == ((3, 2) if op == "topk" else (3,))
     with pytest.raises(RuntimeError):
         getattr(torch.ones(3, 4), op)(5)
+
+
+@pytest.mark.parametrize("kwargs", [{"start_dim": 1}, {"end_dim": -2}, {"start_dim": 0, "end_dim": 1},
+                                    {"start_dim": 2, "end_dim": 1}])
+def test_flatten_takes_its_dims_by_keyword_as_torch_does(kwargs):
+    from shapecheck.runtime.arguments import ArrayArg
+    from shapecheck.runtime.verdicts import ShapeError
+
+    torch = pytest.importorskip("torch")
+    spec = rt_ops.lookup("torch.flatten", TORCH)
+    try:
+        real = torch.flatten(torch.zeros(2, 3, 4), **kwargs).shape
+    except RuntimeError:
+        with pytest.raises(ShapeError):
+            spec.rule(ArrayArg((2, 3, 4), "float32"), dialect=TORCH, **kwargs)
+        return
+    assert spec.rule(ArrayArg((2, 3, 4), "float32"), dialect=TORCH, **kwargs).outputs == (tuple(real),)

@@ -9,7 +9,7 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
 from ...runtime.dims import Dim, dims_equal, eq, format_shape, is_one, numel
-from ...runtime.rank_free import place, rank_free_result
+from ...runtime.rank_free import REFUSED, place, rank_free_result
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.verdicts import Result, RuleWarning, ShapeError
 from ..values import AbstractArray, TupleValue, Value
@@ -61,6 +61,7 @@ class OpGateway:
             found.add(rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
                                        lambda probe: place(args, kwargs, slot, probe),
                                        array.dtype, contents))
+        found.discard(REFUSED)  # a library whose op takes no such call is not the array's
         return found.pop() if len(found) == 1 else None
 
     def to_arg(self, value: Value, name: str | None = None) -> Any:

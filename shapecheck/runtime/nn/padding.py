@@ -10,7 +10,7 @@ with negative amounts too, though reflect and replicate not to nothing.
 
 from __future__ import annotations
 
-from ..dims import Shape, Sym, add, lt
+from ..dims import Shape, Sym, UnknownDim, add, lt
 from ..verdicts import Result
 from .base import (
     FUNCTIONAL,
@@ -32,6 +32,7 @@ def _constant(x: Shape, amounts: tuple) -> Result:
         left, right = amounts[2 * i], amounts[2 * i + 1]
         size = out[-1 - i]
         # A symbolic amount is a size (swin's padding to a multiple of the window): no crop.
+        # An amount nobody knows pads (or crops) its dim to a size nobody knows.
         crop = sum(min(p, 0) for p in (left, right) if isinstance(p, int))
         cropped = lt(add(size, crop), 0)
         if cropped is True:
@@ -46,9 +47,9 @@ def pad(x: Shape, pad, mode="constant", value=None) -> Result:
     """F.pad(x, pad, mode, value), with ATen's checks in ATen's order."""
     x = tuple(x)
     if not isinstance(pad, (tuple, list)) or not all(
-            known_int(p) is not None or isinstance(p, Sym) for p in pad):
+            known_int(p) is not None or isinstance(p, (Sym, UnknownDim)) for p in pad):
         raise NotModelled("padding amounts this rule does not read")
-    if mode != "constant" and any(isinstance(p, Sym) for p in pad):
+    if mode != "constant" and any(isinstance(p, (Sym, UnknownDim)) for p in pad):
         raise NotModelled("a symbolic amount of a mode that checks it against the size")
     if not isinstance(mode, str):
         raise NotModelled("a padding mode not known")
