@@ -14,6 +14,7 @@ left unknown.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,29 +37,38 @@ REFUSED = _Refused()
 """The rule refused the input at every rank: with two candidate libraries, not this one's op."""
 
 
-def _probe_shape(rank: int) -> tuple:
-    return tuple(Sym.atom(f"{_MARK}{rank}.{axis}") for axis in range(rank))
+def _probe_shape(rank: int, which: int) -> tuple:
+    return tuple(Sym.atom(f"{_MARK}{which}.{rank}.{axis}") for axis in range(rank))
 
 
 def _mentions_probe(dim: Dim) -> bool:
     return isinstance(dim, Sym) and any(_MARK in atom for mono, _ in dim.terms for atom in mono)
 
 
-def rank_free_result(rule: Callable[..., Result], probe_into: Callable[[ArrayArg], tuple],
-                     dtype: str | None, contents: str | None = None) -> Any:
-    """The outputs ``rule`` gives whatever the probed input's rank (a Result), or None when they
-    differ; Pieces when only their count follows the rank; REFUSED when no rank is taken.
+def rank_free_result(rule: Callable[..., Result], probe_into: Callable[..., tuple],
+                     inputs: list[tuple[str | None, str | None]]) -> Any:
+    """The outputs ``rule`` gives whatever the ranks of the probed inputs (a Result), or None
+    when they differ; Pieces when only their count follows the rank; REFUSED when no rank is
+    taken. Every combination of ranks is run: up to 5 for one input, up to 4 each for two
+    (``F.smooth_l1_loss(a, b, reduction="sum")`` is 0-d for all of them); more inputs are not
+    probed.
 
-    ``probe_into(array)`` returns ``(args, kwargs)`` for one call with ``array`` in the slot
-    of the input whose rank is unknown; ``rule`` is called as ``rule(*args, **kwargs)``.
+    ``inputs`` are the (dtype, contents) of the inputs whose rank is unknown;
+    ``probe_into(*arrays)`` returns ``(args, kwargs)`` for one call with the arrays in their
+    slots, and ``rule`` is called as ``rule(*args, **kwargs)``.
     """
+    if not inputs or len(inputs) > 2:
+        return None
+    top = MAX_PROBE_RANK if len(inputs) == 1 else MAX_PROBE_RANK - 1
     results = []
-    for rank in range(MAX_PROBE_RANK + 1):
-        args, kwargs = probe_into(ArrayArg(_probe_shape(rank), dtype, None, contents))
+    for ranks in itertools.product(range(top + 1), repeat=len(inputs)):
+        arrays = [ArrayArg(_probe_shape(rank, which), dtype, None, contents)
+                  for which, (rank, (dtype, contents)) in enumerate(zip(ranks, inputs))]
+        args, kwargs = probe_into(*arrays)
         try:
             result = rule(*args, **kwargs)
         except ShapeError:
-            continue  # the library refuses this rank: the code's input is not of it
+            continue  # the library refuses these ranks: the code's inputs are not of them
         except Exception:
             return None
         if not isinstance(result, Result) or result.warnings:
@@ -99,11 +109,15 @@ def _common(shapes: list[tuple]) -> tuple:
                  for axis, dim in enumerate(first))
 
 
-def place(args: tuple, kwargs: dict, slot: int | str, value: Any) -> tuple[tuple, dict]:
-    """``args`` and ``kwargs`` with ``value`` in ``slot`` (a position or a keyword)."""
-    if isinstance(slot, int):
-        return args[:slot] + (value,) + args[slot + 1:], kwargs
-    return args, {**kwargs, slot: value}
+def place(args: tuple, kwargs: dict, slots: list, values: tuple) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` with each of ``values`` in its slot (a position or a keyword)."""
+    args, kwargs = list(args), dict(kwargs)
+    for slot, value in zip(slots, values):
+        if isinstance(slot, int):
+            args[slot] = value
+        else:
+            kwargs[slot] = value
+    return tuple(args), kwargs
 
 
 __all__ = ["MAX_PROBE_RANK", "REFUSED", "Pieces", "place", "rank_free_result"]

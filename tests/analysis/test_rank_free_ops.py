@@ -92,3 +92,27 @@ def test_a_function_form_with_one_operand_of_unknown_rank_is_probed_too():
     assert shapes["torch.flatten(boxes)"] == {"(?,)"}
     assert shapes["torch.nonzero(mask)"] == {"(nnz(mask), ?)"}
     assert shapes["torch.mm(boxes, torch.zeros(4, 5))"] == {"(?, 5)"}
+
+
+def test_two_operands_of_unknown_rank_are_probed_at_every_pair_of_ranks():
+    shapes, _ = analyzed("""
+        import torch
+        import torch.nn.functional as F
+        from torch import Tensor
+
+        def f(a: Tensor, b: Tensor):
+            mm = torch.mm(a, b)
+            dot = torch.dot(a, b)
+            both = torch.matmul(a, b)
+            summed = F.smooth_l1_loss(a, b, beta=1 / 9, reduction="sum")
+            kept = F.l1_loss(a, b, reduction="none")
+            return mm, dot, both, summed, kept
+    """)
+    assert shapes["torch.mm(a, b)"] == {"(?, ?)"}
+    assert shapes["torch.dot(a, b)"] == {"()"}
+    assert shapes["torch.matmul(a, b)"] == {"?"}  # 1-D @ 1-D is 0-d, 2-D @ 2-D is 2-D
+    assert shapes['F.smooth_l1_loss(a, b, beta=1 / 9, reduction="sum")'] == {"()"}
+    assert shapes['F.l1_loss(a, b, reduction="none")'] == {"?"}
+    torch = pytest.importorskip("torch")
+    assert torch.matmul(torch.ones(3), torch.ones(3)).ndim == 0
+    assert torch.matmul(torch.ones(2, 3), torch.ones(3, 4)).ndim == 2

@@ -19,8 +19,8 @@ def probed(library: str, name: str, extra: tuple = (), kwargs: dict | None = Non
     spec = rt_ops.lookup(name, dialect)
     assert spec is not None, name
     return rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
-                            lambda probe: place((None,) + extra, dict(kwargs or {}), 0, probe),
-                            dtype)
+                            lambda *probes: place((None,) + extra, dict(kwargs or {}), [0], probes),
+                            [(dtype, None)])
 
 
 def real_results(library: str, name: str, extra: tuple, kwargs: dict, dtype: str) -> list:
@@ -110,7 +110,7 @@ def test_pieces_as_many_as_the_input_has_dims_keep_their_common_shape():
 def test_a_rule_that_cannot_answer_leaves_the_rank_unknown():
     def rule(x, **kwargs):
         raise NotImplementedError
-    assert rank_free_result(rule, lambda probe: ((probe,), {}), None) is None
+    assert rank_free_result(rule, lambda probe: ((probe,), {}), [(None, None)]) is None
 
 
 @pytest.mark.parametrize("op", ["topk", "kthvalue"])

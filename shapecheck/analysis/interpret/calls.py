@@ -17,7 +17,7 @@ from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
-from ...runtime.rank_free import Pieces
+from ...runtime.rank_free import Pieces, place
 from ...runtime.rules.reductions import AXIS_FIRST_REDUCTIONS, REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
 from ...runtime.verdicts import Result
@@ -494,29 +494,30 @@ class Calls:
     def function_of_any_rank(self, node, spec_name: str, dialect: Dialect, args: list,
                              kwargs: dict, arrays: list, dtype: str | None,
                              library: str) -> Value | None:
-        """``torch.flatten(x)``, ``torch.nonzero(mask)`` of one array whose rank nobody knows,
-        its other operands known: the rank the op gives for every input it accepts."""
+        """``torch.flatten(x)``, ``torch.nonzero(mask)``, ``F.l1_loss(a, b, reduction="sum")``
+        of arrays whose rank nobody knows (one, or two), the other operands known: the rank the
+        op gives for every input it accepts."""
         unknown = [v for v in arrays if v.shape is None]
-        if len(unknown) != 1 or set(kwargs) & UNMODELED_KWARGS:
+        if len(unknown) > 2 or set(kwargs) & UNMODELED_KWARGS:
             return None
-        array = unknown[0]
-        slots = [i for i, v in enumerate(args) if v is array] + \
-            [k for k, v in kwargs.items() if v is array]
-        if len(slots) != 1:
-            return None
+        slots = [i for i, v in enumerate(args) if any(v is u for u in unknown)] + \
+            [k for k, v in kwargs.items() if any(v is u for u in unknown)]
+        if len(slots) != len(unknown):
+            return None  # one array in two places, or inside a tuple
+        placed = [args[s] if isinstance(s, int) else kwargs[s] for s in slots]
         spec = self.lookup(spec_name, dialect)
-        conv_args = tuple(None if v is array else to_arg(v, spec.takes_sequence) for v in args)
-        conv_kwargs = {k: None if v is array else to_arg(v) for k, v in kwargs.items()}
+        conv_args = tuple(None if i in slots else to_arg(v, spec.takes_sequence)
+                          for i, v in enumerate(args))
+        conv_kwargs = {k: None if k in slots else to_arg(v) for k, v in kwargs.items()}
         if FAIL in conv_args or FAIL in conv_kwargs.values():
             return None
-        result = self.rank_free([spec_name], [dialect], conv_args, conv_kwargs, slots[0], array)
+        result = self.rank_free([spec_name], [dialect], conv_args, conv_kwargs, slots, placed)
         if result is None:
             return None
-        probe = ArrayArg((), array.dtype)
-        return self.probed_value(node, result, spec, dialect,
-                                 tuple(probe if v is array else a for v, a in zip(args, conv_args)),
-                                 {k: probe if kwargs[k] is array else a
-                                  for k, a in conv_kwargs.items()}, array, dtype, library)
+        stand_ins = [ArrayArg((), a.dtype) for a in placed]
+        probe_args, probe_kwargs = place(conv_args, conv_kwargs, slots, stand_ins)
+        return self.probed_value(node, result, spec, dialect, probe_args, probe_kwargs,
+                                 placed[0], dtype, library)
 
     def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
         """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
@@ -707,8 +708,8 @@ class Calls:
         if FAIL in args or FAIL in kwargs.values():
             return None
         dialects = [self.dialect_for(lib) for lib in libraries]
-        result = self.rank_free([name] * len(dialects), dialects, (None,) + args, kwargs, 0,
-                                array)
+        result = self.rank_free([name] * len(dialects), dialects, (None,) + args, kwargs, [0],
+                                [array])
         if result is None:
             return None
         return self.probed_value(node, result, self.lookup(name, dialects[0]), dialects[0],

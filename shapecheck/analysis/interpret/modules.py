@@ -288,7 +288,10 @@ class Modules:
         origin = self.origin(node)
         reduction = kwargs.get("reduction")
         scalar = AbstractArray((), "float32", "torch", origin)
-        unknown = scalar if reduction is None else AbstractArray(None, "float32", "torch", origin)
+        # Every loss reduced by its mean or sum is 0-d, whatever its operands.
+        reduced = reduction is None or isinstance(reduction, ConstValue) and \
+            reduction.value in ("mean", "sum", "batchmean")
+        unknown = scalar if reduced else AbstractArray(None, "float32", "torch", origin)
         if not (isinstance(pred, AbstractArray) and isinstance(target, AbstractArray)) or \
                 pred.shape is None or target.shape is None or pred.assumed_rank or \
                 target.assumed_rank:

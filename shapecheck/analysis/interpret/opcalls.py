@@ -47,8 +47,8 @@ class OpGateway:
         return rt_ops.sized_by_values(name)
 
     def rank_free(self, names: list[str], dialects: list[Dialect], args: tuple, kwargs: dict,
-                  slot: int | str, array: AbstractArray) -> Result | None:
-        """The op's result whatever the rank of ``array`` (in ``slot`` of the call, whose
+                  slots: list, arrays: list[AbstractArray]) -> Result | None:
+        """The op's result whatever the ranks of ``arrays`` (in ``slots`` of the call, whose
         other arguments are converted): ``x.flatten()`` is 1-D, ``x.sum()`` 0-d. With a
         library that is a guess, every candidate's rule must agree. None when they say
         nothing."""
@@ -57,10 +57,11 @@ class OpGateway:
             spec = self.lookup(name, dialect)
             if spec is None:
                 return None
-            contents = self.contents_of(array) if spec.sized_by_values else None
+            inputs = [(a.dtype, self.contents_of(a) if spec.sized_by_values else None)
+                      for a in arrays]
             found.add(rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
-                                       lambda probe: place(args, kwargs, slot, probe),
-                                       array.dtype, contents))
+                                       lambda *probes: place(args, kwargs, slots, probes),
+                                       inputs))
         found.discard(REFUSED)  # a library whose op takes no such call is not the array's
         return found.pop() if len(found) == 1 else None
 
