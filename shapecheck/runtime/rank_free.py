@@ -110,10 +110,16 @@ def _common(shapes: list[tuple]) -> tuple:
 
 
 def place(args: tuple, kwargs: dict, slots: list, values: tuple) -> tuple[tuple, dict]:
-    """``args`` and ``kwargs`` with each of ``values`` in its slot (a position or a keyword)."""
+    """``args`` and ``kwargs`` with each of ``values`` in its slot: a position, a keyword, or
+    (position, index) for an item of a sequence argument (``torch.cat((w, one))``)."""
     args, kwargs = list(args), dict(kwargs)
     for slot, value in zip(slots, values):
-        if isinstance(slot, int):
+        if isinstance(slot, tuple):
+            at, index = slot
+            items = list(args[at])
+            items[index] = value
+            args[at] = type(args[at])(items)
+        elif isinstance(slot, int):
             args[slot] = value
         else:
             kwargs[slot] = value

@@ -116,3 +116,22 @@ def test_two_operands_of_unknown_rank_are_probed_at_every_pair_of_ranks():
     torch = pytest.importorskip("torch")
     assert torch.matmul(torch.ones(3), torch.ones(3)).ndim == 0
     assert torch.matmul(torch.ones(2, 3), torch.ones(3, 4)).ndim == 2
+
+
+def test_a_join_with_one_item_of_unknown_rank_has_the_rank_of_the_known_items():
+    shapes, _ = analyzed("""
+        import torch
+        from torch import Tensor
+
+        def paste(box: Tensor):
+            one = torch.ones(1, dtype=torch.int64)
+            w = box[2] - box[0] + one
+            return torch.max(torch.cat((w, one))), torch.stack([w, one])
+    """)
+    assert shapes["torch.cat((w, one))"] == {"(?,)"}
+    assert shapes["torch.max(torch.cat((w, one)))"] == {"()"}
+    assert shapes["torch.stack([w, one])"] == {"(2, 1)"}  # stack takes arrays of one shape
+    torch = pytest.importorskip("torch")
+    box = torch.tensor([1, 2, 4, 6])
+    w = box[2] - box[0] + torch.ones(1, dtype=torch.int64)
+    assert torch.stack([w, torch.ones(1, dtype=torch.int64)]).shape == (2, 1)

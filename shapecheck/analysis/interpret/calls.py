@@ -500,16 +500,24 @@ class Calls:
         unknown = [v for v in arrays if v.shape is None]
         if len(unknown) > 2 or set(kwargs) & UNMODELED_KWARGS:
             return None
-        slots = [i for i, v in enumerate(args) if any(v is u for u in unknown)] + \
-            [k for k, v in kwargs.items() if any(v is u for u in unknown)]
-        if len(slots) != len(unknown):
-            return None  # one array in two places, or inside a tuple
-        placed = [args[s] if isinstance(s, int) else kwargs[s] for s in slots]
         spec = self.lookup(spec_name, dialect)
+        joined = spec.takes_sequence and args and isinstance(args[0], TupleValue)
+        slots = [i for i, v in enumerate(args) if any(v is u for u in unknown)] + \
+            [k for k, v in kwargs.items() if any(v is u for u in unknown)] + \
+            ([(0, j) for j, v in enumerate(args[0].items) if any(v is u for u in unknown)]
+             if joined else [])
+        if len(slots) != len(unknown):
+            return None  # one array in two places
+        placed = [args[s[0]].items[s[1]] if isinstance(s, tuple) else
+                  args[s] if isinstance(s, int) else kwargs[s] for s in slots]
         conv_args = tuple(None if i in slots else to_arg(v, spec.takes_sequence)
                           for i, v in enumerate(args))
+        if joined:  # torch.cat((w, one)): the known items as they are, the others probed
+            items = [None if (0, j) in slots else to_arg(v) for j, v in enumerate(args[0].items)]
+            conv_args = ((items if args[0].is_list else tuple(items)),) + conv_args[1:]
         conv_kwargs = {k: None if k in slots else to_arg(v) for k, v in kwargs.items()}
-        if FAIL in conv_args or FAIL in conv_kwargs.values():
+        if FAIL in conv_args or FAIL in conv_kwargs.values() or \
+                joined and FAIL in conv_args[0]:
             return None
         result = self.rank_free([spec_name], [dialect], conv_args, conv_kwargs, slots, placed)
         if result is None:
