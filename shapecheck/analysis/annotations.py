@@ -8,7 +8,15 @@ from typing import Callable
 import libcst as cst
 
 from ..runtime.dims import UNKNOWN, Dim, sym
-from .values import AbstractArray, FloatValue, IntValue, ModuleRef, Origin, TupleValue, Value
+from .values import (
+    AbstractArray,
+    FloatValue,
+    IntValue,
+    ModuleRef,
+    Origin,
+    TupleValue,
+    Value,
+)
 
 _JAXTYPING_DTYPES = {
     "Float16": "float16", "Float32": "float32", "Float64": "float64", "BFloat16": "bfloat16",

@@ -55,7 +55,7 @@ def test_padding_to_the_window_and_cropping_it_off_keep_every_dim():
     # With a height only the caller knows, the padded height is n plus n's padding:
     assert "(2, (-(n % 7) + 7) % 7 + n, 14, 96)" in shapes["F.pad(x, (0, 0, 0, pad_r, 0, pad_b))"]
     assert "(2, n, 10, 96)" in shapes["x[:, :H, :W, :]"]
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     namespace: dict = {}
     exec(compile(textwrap.dedent(WINDOWS), "t.py", "exec"), namespace)  # noqa: S102 (our snippet)
     assert namespace["windows"].shape == (2, 2, 7, 2, 7, 96)

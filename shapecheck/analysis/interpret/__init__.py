@@ -2,7 +2,8 @@
 
 Each file of this package holds one concern, and ``Interpreter`` composes
 them: context (state and reporting), statements (flow and bindings),
-expressions, opcalls (the only door to the runtime op table), calls,
+expressions, opcalls (the only door to the runtime op table), any_rank (calls on
+arrays of unknown rank: the rank every input the op takes gives), calls,
 inplace (the writes of in-place ops and the shapes they change), creation,
 functions (summaries and specialization), modules (classes and torch.nn) and
 effects (alias facts of every array, and the write and read events
@@ -23,6 +24,7 @@ import libcst as cst
 from ...runtime.dialects import Dialect, get_dialect
 from ..findings import Finding
 from ..values import AbstractArray, ModuleRef
+from .any_rank import AnyRank
 from .attributes import Attributes
 from .builtins import Builtins
 from .calls import Calls
@@ -45,8 +47,8 @@ from .recurrent import Recurrent
 from .statements import Statements
 
 
-class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, Calls,
-                  Builtins, Containers, Creation, Functions, Modules, Classes, Recurrent, Effects,
+class Interpreter(ProjectImports, Context, Statements, Expressions, Attributes, OpGateway, AnyRank,
+                  Calls, Builtins, Containers, Creation, Functions, Modules, Classes, Recurrent, Effects,
                   Constraints, Dicts, InPlace, Records):
     """Runs one module abstractly and collects its findings."""
 

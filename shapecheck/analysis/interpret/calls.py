@@ -8,7 +8,6 @@ from dataclasses import replace
 import libcst as cst
 import numpy as np
 
-from ...runtime.arguments import ArrayArg
 from ...runtime.creation import CREATORS
 from ...runtime.dialects import Dialect
 from ...runtime.dims import UNKNOWN, eq, normalize_axis, numel
@@ -17,10 +16,8 @@ from ...runtime.nn import FUNCTIONAL_LOSSES
 from ...runtime.nn import LAYERS as NN_LAYERS
 from ...runtime.nn.sizes import bound_arguments
 from ...runtime.optable import result_dtypes, returns_tuple
-from ...runtime.rank_free import Pieces, place
 from ...runtime.rules.reductions import AXIS_FIRST_REDUCTIONS, REDUCE_OPS
 from ...runtime.rules.reductions import reduce as reduce_rule
-from ...runtime.verdicts import Result
 from ..imports import canonical
 from ..values import (
     UNKNOWN_VALUE,
@@ -71,6 +68,7 @@ from .names import (
     STATE_REGISTRARS,
     UNMODELED_KWARGS,
 )
+from .opcalls import with_dtypes
 from .operands import FAIL, array_arg, dtype_from, to_arg
 from .recurrent import PACKING
 
@@ -491,42 +489,6 @@ class Calls:
                           explicit_axis=origin_array.explicit_axis)
         return _any_pieces(result, self.with_reduction(out, short, origin_array, args[1:], kwargs))
 
-    def function_of_any_rank(self, node, spec_name: str, dialect: Dialect, args: list,
-                             kwargs: dict, arrays: list, dtype: str | None,
-                             library: str) -> Value | None:
-        """``torch.flatten(x)``, ``torch.nonzero(mask)``, ``F.l1_loss(a, b, reduction="sum")``
-        of arrays whose rank nobody knows (one, or two), the other operands known: the rank the
-        op gives for every input it accepts."""
-        unknown = [v for v in arrays if v.shape is None]
-        if len(unknown) > 2 or set(kwargs) & UNMODELED_KWARGS:
-            return None
-        spec = self.lookup(spec_name, dialect)
-        joined = spec.takes_sequence and args and isinstance(args[0], TupleValue)
-        slots = [i for i, v in enumerate(args) if any(v is u for u in unknown)] + \
-            [k for k, v in kwargs.items() if any(v is u for u in unknown)] + \
-            ([(0, j) for j, v in enumerate(args[0].items) if any(v is u for u in unknown)]
-             if joined else [])
-        if len(slots) != len(unknown):
-            return None  # one array in two places
-        placed = [args[s[0]].items[s[1]] if isinstance(s, tuple) else
-                  args[s] if isinstance(s, int) else kwargs[s] for s in slots]
-        conv_args = tuple(None if i in slots else to_arg(v, spec.takes_sequence)
-                          for i, v in enumerate(args))
-        if joined:  # torch.cat((w, one)): the known items as they are, the others probed
-            items = [None if (0, j) in slots else to_arg(v) for j, v in enumerate(args[0].items)]
-            conv_args = ((items if args[0].is_list else tuple(items)),) + conv_args[1:]
-        conv_kwargs = {k: None if k in slots else to_arg(v) for k, v in kwargs.items()}
-        if FAIL in conv_args or FAIL in conv_kwargs.values() or \
-                joined and FAIL in conv_args[0]:
-            return None
-        result = self.rank_free([spec_name], [dialect], conv_args, conv_kwargs, slots, placed)
-        if result is None:
-            return None
-        stand_ins = [ArrayArg((), a.dtype) for a in placed]
-        probe_args, probe_kwargs = place(conv_args, conv_kwargs, slots, stand_ins)
-        return self.probed_value(node, result, spec, dialect, probe_args, probe_kwargs,
-                                 placed[0], dtype, library)
-
     def sized_op(self, node, library: str, name: str, args: list, kwargs: dict) -> Value:
         """An op that makes arrays from sizes alone (``np.tril_indices(n, k)``)."""
         dialect = self.dialect_for(library)
@@ -709,35 +671,6 @@ class Calls:
             out = replace(out, reduced=array.reduced, explicit_axis=array.explicit_axis)
         return _any_pieces(result, out)
 
-    def method_of_any_rank(self, node, array: AbstractArray, name: str, libraries: tuple,
-                           args: tuple, kwargs: dict, dtype: str | None) -> Value | None:
-        """``x.flatten()``, ``x.sum()``, ``x.nonzero()`` of an x whose rank nobody knows:
-        the rank the op gives for every input it accepts."""
-        if FAIL in args or FAIL in kwargs.values():
-            return None
-        dialects = [self.dialect_for(lib) for lib in libraries]
-        result = self.rank_free([name] * len(dialects), dialects, (None,) + args, kwargs, [0],
-                                [array])
-        if result is None:
-            return None
-        return self.probed_value(node, result, self.lookup(name, dialects[0]), dialects[0],
-                                 (ArrayArg((), array.dtype),) + args, kwargs, array, dtype,
-                                 array.library)
-
-    def probed_value(self, node, result: Result | Pieces, spec, dialect: Dialect, args: tuple,
-                     kwargs: dict, array: AbstractArray, dtype: str | None,
-                     library: str) -> Value:
-        """The value of a call whose rank-free result ``result`` came from probing ``array``;
-        ``args`` and ``kwargs`` hold a 0-d stand-in for it, for the op's dtype rule."""
-        dtypes = result_dtypes(spec, args, kwargs, dialect)
-        if isinstance(result, Pieces):
-            piece = AbstractArray(result.shape, dtype, library, self.origin(node))
-            return Iterable(with_dtypes(piece, dtypes))
-        out = self.array_result(result, array, node, dtype=dtype, library=library)
-        if returns_tuple(spec, result) and isinstance(out, AbstractArray):
-            out = TupleValue((out,))
-        return with_dtypes(out, dtypes)
-
     def library_unsure(self, array: AbstractArray) -> bool:
         """The array's library is a guess: a parameter nothing is known of (or computed only
         from such), which may be a numpy array or a tensor alike. A file that imports torch
@@ -799,17 +732,4 @@ class Calls:
             out = TupleValue((values, replace(indices, dtype="int64")))
         return out
 
-def with_dtypes(out: Value, dtypes: tuple | str | None) -> Value:
-    """The op table's dtypes for a call's outputs (runtime/optable.py, result_dtypes): one for
-    all, or one per output of a tuple; None leaves the interpreter's guess (input 0's dtype)."""
-    if dtypes is None:
-        return out
-    if isinstance(out, AbstractArray):
-        return replace(out, dtype=dtypes if isinstance(dtypes, str) or dtypes is None
-                       else dtypes[0])
-    if isinstance(out, TupleValue):
-        each = dtypes if isinstance(dtypes, tuple) and len(dtypes) == len(out.items) else (
-            (dtypes if isinstance(dtypes, str) else dtypes[0]),) * len(out.items)
-        return TupleValue(tuple(replace(item, dtype=d) if isinstance(item, AbstractArray) else item
-                                for item, d in zip(out.items, each)), out.is_list)
-    return out
+

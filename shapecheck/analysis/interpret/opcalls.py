@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -9,7 +10,6 @@ import libcst as cst
 from ...runtime import ops as rt_ops
 from ...runtime.dialects import Dialect
 from ...runtime.dims import Dim, dims_equal, eq, format_shape, is_one, numel
-from ...runtime.rank_free import REFUSED, place, rank_free_result
 from ...runtime.rules.reductions import REDUCE_OPS
 from ...runtime.verdicts import Result, RuleWarning, ShapeError
 from ..values import AbstractArray, TupleValue, Value
@@ -21,6 +21,22 @@ from .operands import to_arg
 
 def _dim_at(shape: tuple, index: int) -> Dim:
     return shape[index] if -len(shape) <= index < 0 else 1
+
+
+def with_dtypes(out: Value, dtypes: tuple | str | None) -> Value:
+    """The op table's dtypes for a call's outputs (runtime/optable.py, result_dtypes): one for
+    all, or one per output of a tuple; None leaves the interpreter's guess (input 0's dtype)."""
+    if dtypes is None:
+        return out
+    if isinstance(out, AbstractArray):
+        return replace(out, dtype=dtypes if isinstance(dtypes, str) or dtypes is None
+                       else dtypes[0])
+    if isinstance(out, TupleValue):
+        each = dtypes if isinstance(dtypes, tuple) and len(dtypes) == len(out.items) else (
+            (dtypes if isinstance(dtypes, str) else dtypes[0]),) * len(out.items)
+        return TupleValue(tuple(replace(item, dtype=d) if isinstance(item, AbstractArray) else item
+                                for item, d in zip(out.items, each)), out.is_list)
+    return out
 
 
 class OpGateway:
@@ -45,25 +61,6 @@ class OpGateway:
     def sized_by_values(self, name: str) -> bool:
         """Some library's op ``name`` reads a size off its operands' values (``nonzero``)."""
         return rt_ops.sized_by_values(name)
-
-    def rank_free(self, names: list[str], dialects: list[Dialect], args: tuple, kwargs: dict,
-                  slots: list, arrays: list[AbstractArray]) -> Result | None:
-        """The op's result whatever the ranks of ``arrays`` (in ``slots`` of the call, whose
-        other arguments are converted): ``x.flatten()`` is 1-D, ``x.sum()`` 0-d. With a
-        library that is a guess, every candidate's rule must agree. None when they say
-        nothing."""
-        found = set()
-        for name, dialect in zip(names, dialects):
-            spec = self.lookup(name, dialect)
-            if spec is None:
-                return None
-            inputs = [(a.dtype, self.contents_of(a) if spec.sized_by_values else None)
-                      for a in arrays]
-            found.add(rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
-                                       lambda *probes: place(args, kwargs, slots, probes),
-                                       inputs))
-        found.discard(REFUSED)  # a library whose op takes no such call is not the array's
-        return found.pop() if len(found) == 1 else None
 
     def to_arg(self, value: Value, name: str | None = None) -> Any:
         """A value as the op ``name``'s rule takes it; the contents of its arrays are named
