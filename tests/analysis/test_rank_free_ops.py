@@ -135,3 +135,20 @@ def test_a_join_with_one_item_of_unknown_rank_has_the_rank_of_the_known_items():
     box = torch.tensor([1, 2, 4, 6])
     w = box[2] - box[0] + torch.ones(1, dtype=torch.int64)
     assert torch.stack([w, torch.ones(1, dtype=torch.int64)]).shape == (2, 1)
+
+
+def test_a_functional_whose_arguments_say_the_rank_gives_it_for_an_input_nobody_describes():
+    shapes, _ = analyzed("""
+        import torch
+        import torch.nn.functional as F
+
+        def paste(mask: torch.Tensor, h: int, w: int):
+            return F.interpolate(mask, size=(h, w), mode="bilinear", align_corners=False)
+    """)
+    # Two output sizes: the input is (N, C, H, W), as torch requires of every input it takes.
+    assert shapes['F.interpolate(mask, size=(h, w), mode="bilinear", align_corners=False)'] == {
+        "(?, ?, h, w)"}
+    torch = pytest.importorskip("torch")
+    for rank in (3, 5):
+        with pytest.raises(ValueError, match="same number of spatial dimensions"):
+            torch.nn.functional.interpolate(torch.zeros((1,) * rank), size=(2, 2))

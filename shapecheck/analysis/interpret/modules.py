@@ -28,7 +28,8 @@ from ...runtime.nn.sizes import (
     trailing_features,
     weight_channels,
 )
-from ...runtime.verdicts import ShapeError
+from ...runtime.rank_free import rank_free_result
+from ...runtime.verdicts import Result, ShapeError
 from ..values import (
     UNKNOWN_VALUE,
     AbstractArray,
@@ -160,6 +161,15 @@ class Modules:
             args = [x, *args[1:]]
             converted[0] = x.shape
         converted, options = with_unknowns_left_out(name, converted, options, FAIL)
+        if x.shape is None and args[0] is x and FAIL not in converted[1:] and \
+                FAIL not in options.values():
+            # F.interpolate(x, size=(h, w)) is 4-D whatever x is: the rule at every rank.
+            probed = rank_free_result(
+                lambda shape, *rest, **given: nn_functional(name, shape.shape, *rest, **given),
+                lambda probe: ((probe, *converted[1:]), options), [(x.dtype, None)])
+            if isinstance(probed, Result) and len(probed.outputs) == 1:
+                return AbstractArray(probed.outputs[0], x.dtype if name != "embedding" else None,
+                                     "torch", origin)
         if FAIL in converted or FAIL in options.values():
             if name in FUNCTIONAL_BATCHED_RANK and args[0] is x and x.shape is not None and \
                     len(x.shape) == FUNCTIONAL_BATCHED_RANK[name]:

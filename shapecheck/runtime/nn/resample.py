@@ -85,8 +85,7 @@ def interpolate(x: Shape, size=None, scale_factor=None, mode="nearest", align_co
             if not all(is_dim(s) for s in size):
                 raise NotModelled("sizes that are not ints")
             if len(size) != n:
-                if not all(isinstance(d, int) for d in x[2:]):
-                    raise NotModelled("the message prints sizes not known")
+                # Certain whatever the sizes; torch prints them, here as the code names them.
                 raise layer_error(
                     "Input and output must have the same number of spatial dimensions, but got input "
                     f"with spatial dimensions of {list(x[2:])} and output size of {_python_repr(size)}. "
@@ -103,8 +102,6 @@ def interpolate(x: Shape, size=None, scale_factor=None, mode="nearest", align_co
             if not all(_is_scale(s) for s in scale_factor):
                 raise NotModelled("scale factors not known")
             if len(scale_factor) != n:
-                if not all(isinstance(d, int) for d in x[2:]):
-                    raise NotModelled("the message prints sizes not known")
                 raise layer_error(
                     "Input and scale_factor must have the same number of spatial dimensions, but got "
                     f"input with spatial dimensions of {list(x[2:])} and scale_factor of shape "
