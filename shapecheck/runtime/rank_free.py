@@ -1,9 +1,9 @@
-"""What an op returns whatever the rank of one of its inputs.
+"""What an op returns whatever the rank of one (or two) of its inputs.
 
 ``x.flatten()`` is 1-D, ``x.sum()`` is 0-d and ``x.nonzero()`` is 2-D for every x, and
 ``x.repeat(2, 3)`` is 2-D for every x it accepts. The rule of such an op says so itself: run
 at every rank up to ``MAX_PROBE_RANK`` on an input of fresh sizes, it gives outputs of one
-rank (or refuses the input). A dim that is the same in every run and owes nothing to the
+rank (or refuses the input). Two inputs are run at every pair of ranks. A dim that is the same in every run and owes nothing to the
 input's sizes (the 3 of ``x.new_zeros(...)``-like sizes, a mask's count) is kept; a dim made
 of the input's sizes is unknown.
 
