@@ -198,6 +198,17 @@ def _kept_in_loops(value: Value) -> bool:
     return False
 
 
+def _unaliased(value: Value) -> Value:
+    """``value`` with the arrays in it holding no alias facts."""
+    if isinstance(value, AbstractArray):
+        return replace(value, alias=None)
+    if isinstance(value, Iterable):
+        return Iterable(_unaliased(value.element))
+    if isinstance(value, TupleValue):
+        return TupleValue(tuple(_unaliased(item) for item in value.items), value.is_list)
+    return value
+
+
 _CONTAINER_INIT = " container __init__ ran"
 """The attribute an instance of a class derived from nn.Sequential, ModuleList or ModuleDict
 gets when its base __init__ ran (not an identifier: no code can set it)."""
@@ -423,7 +434,14 @@ class Containers:
         joined = item
         for other in items:
             joined = join_values(joined, other)
-        self.assign(holder, Iterable(joined) if _kept_in_loops(joined) else UNKNOWN_VALUE, holder)
+        if not _kept_in_loops(joined):
+            self.assign(holder, UNKNOWN_VALUE, holder)
+        elif isinstance(joined, AbstractArray) or _is_module(joined):
+            self.assign(holder, Iterable(joined), holder)
+        else:
+            # A list (or tuple) per pass: its arrays are other arrays each pass, so they keep
+            # their shapes but no storage (one for all would pass for the same array).
+            self.assign(holder, Iterable(_unaliased(joined)), holder)
         return True
 
     def held(self, holder: cst.BaseExpression) -> Value:
