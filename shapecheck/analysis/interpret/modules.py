@@ -161,8 +161,8 @@ class Modules:
             args = [x, *args[1:]]
             converted[0] = x.shape
         converted, options = with_unknowns_left_out(name, converted, options, FAIL)
-        if x.shape is None and args[0] is x and FAIL not in converted[1:] and \
-                FAIL not in options.values():
+        if x.shape is None and args[0] is x and not nn_functional_keeps_shape(name) and \
+                FAIL not in converted[1:] and FAIL not in options.values():
             # F.interpolate(x, size=(h, w)) is 4-D whatever x is: the rule at every rank.
             probed = rank_free_result(
                 lambda shape, *rest, **given: nn_functional(name, shape.shape, *rest, **given),
