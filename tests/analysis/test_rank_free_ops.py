@@ -152,3 +152,22 @@ def test_a_functional_whose_arguments_say_the_rank_gives_it_for_an_input_nobody_
     for rank in (3, 5):
         with pytest.raises(ValueError, match="same number of spatial dimensions"):
             torch.nn.functional.interpolate(torch.zeros((1,) * rank), size=(2, 2))
+
+
+BROADCAST_TO_A_SHAPE = """
+import numpy as np
+
+def transpose_of_broadcast(shape):
+    vec = np.arange(shape[-1])
+    arr = np.broadcast_to(vec, shape)
+    return arr.mT
+"""
+
+
+def test_an_operand_that_may_be_no_array_is_not_probed_as_one():
+    # numpy's own test: shape is a tuple, not an array of some rank, so arr is not 1-D.
+    findings = analyze_source(textwrap.dedent(BROADCAST_TO_A_SHAPE), "t.py")
+    assert [(f.line, f.code) for f in findings] == []
+    namespace: dict = {}
+    exec(compile(BROADCAST_TO_A_SHAPE, "t.py", "exec"), namespace)  # noqa: S102 (our snippet)
+    assert namespace["transpose_of_broadcast"]((2, 3)).shape == (3, 2)

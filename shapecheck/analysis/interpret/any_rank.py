@@ -75,7 +75,10 @@ class AnyRank:
         of arrays whose rank nobody knows (one, or two), the other operands known: the rank the
         op gives for every input it accepts."""
         unknown = [v for v in arrays if v.shape is None]
-        if len(unknown) > 2 or set(kwargs) & UNMODELED_KWARGS:
+        if len(unknown) > 2 or set(kwargs) & UNMODELED_KWARGS or \
+                any(v.maybe_not_array for v in unknown):
+            # np.broadcast_to(vec, shape) of a parameter nothing describes: shape may be a
+            # tuple as well as an array, and a tuple is no array of any rank.
             return None
         spec = self.lookup(spec_name, dialect)
         joined = spec.takes_sequence and args and isinstance(args[0], TupleValue)
