@@ -373,3 +373,52 @@ def test_a_channel_mismatch_after_a_functional_convolution_fails_for_every_input
                 namespace["head"](x)
         else:
             namespace["head"](x)
+
+
+RANK_BRANCHES = """
+import torch
+
+
+def first_channel(x: torch.Tensor):
+    if x.dim() == 2:
+        return x[:, :, 0]
+    return x[:, 0]
+
+
+def channels_last(x: torch.Tensor):
+    rank = x.dim()
+    if rank != 4:
+        return x
+    return x.permute(0, 2, 1)
+
+
+def stale(x: torch.Tensor):
+    rank = x.dim()
+    x = x.unsqueeze(0)
+    if rank == 2:
+        return x[:, :, :, 0]  # x has 3 dims here: the test read the rank of the array before
+    return x
+
+
+def to_batched(x: torch.Tensor):
+    tensor_dim = x.dim()
+    if tensor_dim == 3:
+        x = x.unsqueeze(1)
+    elif tensor_dim != 4:
+        raise ValueError(f"Unsupported input dimension {x.shape}")
+    return x
+"""
+
+
+def test_a_branch_on_the_rank_runs_with_that_rank():
+    from tests.analysis.test_shapes_from_code import analyzed
+
+    shapes, found = analyzed(RANK_BRANCHES)
+    # Each branch knows its test: x[:, :, 0] of a 2-D x, and a permute of 3 dims of a 4-D one.
+    assert sorted(found) == [(7, "SC111"), (15, "SC111")]  # nothing in stale()
+    assert shapes["x"] >= {"(?, ?, ?, ?)"}  # to_batched returns 4 dims on every path
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError):
+        torch.zeros(2, 3)[:, :, 0]
+    with pytest.raises(RuntimeError):
+        torch.zeros(2, 3, 4, 5).permute(0, 2, 1)

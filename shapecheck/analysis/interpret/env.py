@@ -219,6 +219,8 @@ class Frame:
     """Parameters holding a caller's dict the body edits in place only."""
     dict_exits: list = field(default_factory=list)
     """What those parameters hold where the body returns: the caller's dicts after the call."""
+    dim_reads: dict = field(default_factory=dict)
+    """Name -> (the name whose rank it read, the value that name then held)."""
 
 
 class _Flow(Exception):

@@ -212,10 +212,23 @@ class Statements:
             elif node.orelse:
                 self.exec_orelse(node.orelse)
             return
-        self.branches([lambda: self.exec_block(node.body.body),
-                       (lambda: self.exec_orelse(node.orelse)) if node.orelse else (lambda: None)])
+        # Each branch knows its test's outcome: ``if x.dim() == 3:`` runs with x of 3 dims,
+        # the branch of ``if x.ndim != 4`` that is not taken with x of 4.
+        self.branches([lambda: (self.refine_from_assert(node.test),
+                                self.exec_block(node.body.body)),
+                       lambda: (self.refine_from_assert(node.test, negated=True),
+                                self.exec_orelse(node.orelse) if node.orelse else None)])
         if node.orelse is None and _ends_in_raise(node.body.body) and self.flow is None:
             self.refine_from_assert(node.test, negated=True)  # a guard: past it, the test failed
+
+    def note_dim_read(self, name: str, source: cst.CSTNode) -> None:
+        """``tensor_dim = x.dim()`` (or ``x.ndim``, ``len(x.shape)``): a test of the name is a
+        test of x's rank while x holds the same array."""
+        holder = _rank_read(source)
+        if holder is not None:
+            self.frame.dim_reads[name] = (holder, self.frame.scope.lookup(holder))
+        else:
+            self.frame.dim_reads.pop(name, None)
 
     def fills_an_array(self, node: cst.If, name: str) -> bool:
         """``if shortcut is None: shortcut = x``: the default filled in is an array. Nobody
@@ -422,6 +435,7 @@ class Statements:
 
     def assign(self, target: cst.BaseExpression, value: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
+            self.note_dim_read(target.value, source)
             value = self.refine_from_dim_read(target, value, source)
             if isinstance(value, IntValue) and value.value is UNKNOWN:
                 value = self.name_int(target, source)  # an int nobody knows, named here
@@ -576,6 +590,10 @@ class Statements:
                 and isinstance(test.comparisons[0].operator, equal)):
             return
         left, right = test.left, test.comparisons[0].comparator
+        if isinstance(left, cst.Name) and left.value in self.frame.dim_reads:
+            holder, value = self.frame.dim_reads[left.value]
+            if self.frame.scope.lookup(holder) is value:  # ``tensor_dim = x.dim()``, x unchanged
+                left = cst.Attribute(cst.Name(holder), cst.Name("ndim"))
         if isinstance(left, cst.Call) and not left.args and isinstance(left.func, cst.Attribute) \
                 and left.func.attr.value in ("dim", "ndimension", "size"):
             # x.dim() is x.ndim, x.size() is x.shape
@@ -620,3 +638,20 @@ def _counted(element: Value, target: cst.BaseExpression) -> Value:
         return replace(element, items=tuple(_counted(item, el.value) for item, el in
                                             zip(element.items, target.elements)))
     return element
+
+
+def _rank_read(node: cst.CSTNode) -> str | None:
+    """The name whose rank ``node`` reads: ``x.dim()``, ``x.ndimension()``, ``x.ndim``,
+    ``len(x.shape)``."""
+    if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value in ("dim", "ndimension"):
+        node = node.func.with_changes(attr=cst.Name("ndim"))
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+            node.func.value == "len" and len(node.args) == 1 and \
+            isinstance(node.args[0].value, cst.Attribute) and \
+            node.args[0].value.attr.value == "shape":
+        node = node.args[0].value.with_changes(attr=cst.Name("ndim"))
+    if isinstance(node, cst.Attribute) and node.attr.value == "ndim" and \
+            isinstance(node.value, cst.Name):
+        return node.value.value
+    return None
