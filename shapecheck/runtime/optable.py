@@ -112,11 +112,29 @@ def add_op(name: str, library: str, rule: Callable[..., Result], *, inplace: boo
         destroy_map = {}
     for lib in (("numpy", "torch") if library == "both" else (library,)):
         checked = rule if inplace else with_out(name, lib, rule, dtype)
+        if lib == "torch":
+            checked = _numpy_spellings(checked)
         _TABLE[(name, lib)] = OpSpec(name, library, checked, inplace, dict(view_map),
                                      dict(destroy_map), view_kind, legacy_fallback, repeats,
                                      multi_output, layout, saves_output, keeps_shape,
                                      takes_sequence, broadcasts, adds_axis, from_sizes, dtype,
                                      sized_by_values, reshapes_target)
+
+
+# torch's argument parser takes NumPy's keywords for its own: ``t.max(axis=0, keepdims=True)``
+# is ``t.max(dim=0, keepdim=True)`` (python_arg_parser.cpp, numpy_compatibility_arg_names).
+_TORCH_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _numpy_spellings(rule: Callable[..., Result]) -> Callable[..., Result]:
+    @functools.wraps(rule)
+    def spelled(*args: Any, dialect: Dialect, **kwargs: Any) -> Result:
+        if dialect.is_torch and any(k in kwargs for k in _TORCH_ALIASES):
+            renamed = {_TORCH_ALIASES.get(k, k): v for k, v in kwargs.items()}
+            if len(renamed) == len(kwargs):  # both spellings of one keyword: torch refuses
+                kwargs = renamed
+        return rule(*args, dialect=dialect, **kwargs)
+    return spelled
 
 
 def lookup(name: str, dialect: Dialect) -> OpSpec | None:

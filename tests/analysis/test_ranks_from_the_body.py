@@ -422,3 +422,32 @@ def test_a_branch_on_the_rank_runs_with_that_rank():
         torch.zeros(2, 3)[:, :, 0]
     with pytest.raises(RuntimeError):
         torch.zeros(2, 3, 4, 5).permute(0, 2, 1)
+
+
+def test_a_rank_a_squeeze_assumed_is_no_ground_for_the_reduced_axis_warning():
+    # RAG's loss: gather's last dim is the index's, 1 in torch, but nothing here says so of a
+    # target nobody describes; squeeze(-1) may keep it, so ll's rank is an assumption and SC103
+    # (the reduced log-likelihood against the unreduced one) says nothing of it.
+    source = """
+import torch
+import torch.nn.functional as F
+
+def loss(seq_logits: torch.Tensor, target: torch.Tensor, n_docs: int, epsilon: float):
+    logprobs = F.log_softmax(seq_logits, dim=-1).view(
+        seq_logits.shape[0] // n_docs, n_docs, -1, seq_logits.size(-1))
+    target = target.unsqueeze(1).unsqueeze(-1).repeat(1, n_docs, 1, 1)
+    ll = logprobs.gather(dim=-1, index=target)
+    smooth = logprobs.sum(dim=-1, keepdim=True)
+    ll, smooth = ll.squeeze(-1), smooth.squeeze(-1)
+    ll = ll.sum(2).logsumexp(1)
+    smooth = smooth.sum(2).logsumexp(1)
+    eps_i = epsilon / logprobs.size(-1)
+    return (1.0 - epsilon) * -ll + eps_i * -smooth
+"""
+    found = [(f.line, f.code) for f in analyze_source(textwrap.dedent(source), "t.py")]
+    assert found == []
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(source, "t.py", "exec"), namespace)  # noqa: S102 (our snippet)
+    out = namespace["loss"](torch.zeros(4, 5, 7), torch.zeros(2, 5, dtype=torch.long), 2, 0.1)
+    assert out.shape == (2,)

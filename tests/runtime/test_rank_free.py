@@ -146,3 +146,34 @@ def test_flatten_takes_its_dims_by_keyword_as_torch_does(kwargs):
             spec.rule(ArrayArg((2, 3, 4), "float32"), dialect=TORCH, **kwargs)
         return
     assert spec.rule(ArrayArg((2, 3, 4), "float32"), dialect=TORCH, **kwargs).outputs == (tuple(real),)
+
+
+@pytest.mark.parametrize("op, kwargs", [("max", {"axis": 0, "keepdims": True}),
+                                        ("sum", {"axis": 1}), ("argmax", {"axis": 0, "keepdims": True}),
+                                        ("mean", {"keepdims": True, "axis": -1})])
+def test_torch_takes_numpys_keyword_spellings(op, kwargs):
+    from shapecheck.runtime.arguments import ArrayArg
+
+    torch = pytest.importorskip("torch")
+    real = getattr(torch.zeros(3, 4), op)(**kwargs)
+    real = real[0] if isinstance(real, tuple) else real
+    result = rt_ops.lookup(op, TORCH).rule(ArrayArg((3, 4), "float32"), dialect=TORCH, **kwargs)
+    assert result.outputs[0] == tuple(real.shape)
+
+
+@pytest.mark.parametrize("args", [(0,), (0, 1), ("C",), ()])
+def test_ndarray_flatten_takes_an_order_and_no_dims(args):
+    from shapecheck.runtime.arguments import ArrayArg
+    from shapecheck.runtime.verdicts import ShapeError
+
+    spec = rt_ops.lookup("flatten", NUMPY)
+    try:
+        real = np.zeros((2, 3)).flatten(*args)
+    except TypeError:
+        with pytest.raises(ShapeError):
+            spec.rule(ArrayArg((2, 3), "float64"), *args, dialect=NUMPY)
+        # so probing an array whose library is a guess leaves numpy out of flatten(0, 1)
+        assert probed("numpy", "flatten", args) is not None and \
+            probed("numpy", "flatten", args).__class__.__name__ == "_Refused"
+        return
+    assert spec.rule(ArrayArg((2, 3), "float64"), *args, dialect=NUMPY).outputs == (real.shape,)

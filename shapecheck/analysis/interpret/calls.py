@@ -707,8 +707,11 @@ class Calls:
                         dialect: Dialect, dtype: str | None) -> Value | None:
         """Reductions the op table lacks (ndarray.max, Tensor.argmax, ...) go to the reduce rule."""
         torch = array.library == "torch"
-        axis = kwargs.get("dim" if torch else "axis", args[0] if args else None)
-        keep = kwargs.get("keepdim" if torch else "keepdims", args[1] if len(args) > 1 and torch else None)
+        # torch takes NumPy's spellings too (t.max(axis=0, keepdims=True)).
+        axis = kwargs.get("dim", kwargs.get("axis")) if torch else kwargs.get("axis")
+        axis = args[0] if axis is None and args else axis
+        keep = kwargs.get("keepdim", kwargs.get("keepdims")) if torch else kwargs.get("keepdims")
+        keep = args[1] if keep is None and len(args) > 1 and torch else keep
         if axis is None:
             axis_arg = None
         else:

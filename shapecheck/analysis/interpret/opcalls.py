@@ -222,7 +222,8 @@ class OpGateway:
                              left_node, right_node, result: Result) -> None:
         """(n, 1) op (n,) -> (n, n): both operands stretched, and a size lines up with itself."""
         a, b = left.shape, right.shape
-        if left.explicit_axis or right.explicit_axis or len(a) == len(b):
+        if left.explicit_axis or right.explicit_axis or len(a) == len(b) or \
+                left.assumed_rank or right.assumed_rank:
             return
         out = result.shape
         # A warning about a pattern: symbolic sizes count as "not 1" unless they surely are.
@@ -243,6 +244,8 @@ class OpGateway:
 
     def check_reduced_axis(self, node, left: AbstractArray, right: AbstractArray,
                            left_node, right_node) -> None:
+        if left.assumed_rank or right.assumed_rank:
+            return  # a rank a squeeze of a dim that may be 1 assumed is no ground for a warning
         for reduced, reduced_node, other, other_node in (
                 (left, left_node, right, right_node), (right, right_node, left, left_node)):
             info = reduced.reduced

@@ -163,22 +163,29 @@ def view(shape: Shape, newshape: Sequence[Dim] | Dim, *, dialect: Dialect) -> Re
     return reshape(shape, newshape, dialect=dialect, op="view")
 
 
-def flatten(shape: Shape, start: int = 0, end: int = -1, *, dialect: Dialect,
-            start_dim: int | None = None, end_dim: int | None = None,
+def flatten(shape: Shape, start: int | str | None = None, end: int | None = None, *,
+            dialect: Dialect, start_dim: int | None = None, end_dim: int | None = None,
             order: str | None = None) -> Result:
     """x.flatten() (numpy, always 1-D, in any order) / torch.flatten(x, start_dim, end_dim),
     the dims given by position or by keyword."""
     shape = tuple(shape)
     if dialect.is_numpy:
+        # ndarray.flatten(order='C'): no dims, by position or keyword.
         if start_dim is not None or end_dim is not None:
             raise ShapeError("argument", "'start_dim' is an invalid keyword argument for this "
                              "function", "TypeError")
+        if end is not None:
+            raise ShapeError("argument", "flatten() takes from 0 to 1 positional arguments but "
+                             "2 were given", "TypeError")
+        if start is not None and not isinstance(start, str):
+            raise ShapeError("argument", f"order must be str, not {type(start).__name__}",
+                             "TypeError")
         return Result.of((numel(shape),))
     if order is not None:
         raise ShapeError("argument", "flatten() got an unexpected keyword argument 'order'",
                          "TypeError")
-    start = start if start_dim is None else start_dim
-    end = end if end_dim is None else end_dim
+    start = (0 if start is None else start) if start_dim is None else start_dim
+    end = (-1 if end is None else end) if end_dim is None else end_dim
     ndim = len(shape)
     s = wrap_torch_dim(start, ndim)
     e = wrap_torch_dim(end, ndim)
