@@ -14,9 +14,32 @@ from ...runtime.optable import result_dtypes, returns_tuple
 from ...runtime.rank_free import REFUSED, Pieces, place, rank_free_result
 from ...runtime.verdicts import Result
 from ..values import AbstractArray, Iterable, TupleValue, Value
+from .list_reads import once_per_process
 from .names import UNMODELED_KWARGS
 from .opcalls import with_dtypes
 from .operands import FAIL, to_arg
+
+_PROBED: dict = {}
+"""Probe answers per process: one op called alike (``x.sum()``, ``np.asarray(a).ravel()``) is
+probed once, not at every call (numpy's own sources are full of them)."""
+
+
+def _key(name: str, dialect: Dialect, args: tuple, kwargs: dict, slots: list,
+         inputs: list) -> tuple | None:
+    """A hashable key for a probe, or None when an argument has none."""
+    key = (name, dialect.name, _frozen(args), _frozen(sorted(kwargs.items())), tuple(slots),
+           tuple(inputs))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _frozen(value):
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    return value
 
 
 class AnyRank:
@@ -33,9 +56,15 @@ class AnyRank:
                 return None
             inputs = [(a.dtype, self.contents_of(a) if spec.sized_by_values else None)
                       for a in arrays]
-            found.add(rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
-                                       lambda *probes: place(args, kwargs, slots, probes),
-                                       inputs))
+
+            def probe(spec=spec, dialect=dialect, inputs=inputs):
+                return rank_free_result(lambda *a, **k: spec.rule(*a, dialect=dialect, **k),
+                                        lambda *probes: place(args, kwargs, slots, probes),
+                                        inputs)
+
+            key = None if spec.sized_by_values else _key(name, dialect, args, kwargs, slots,
+                                                         inputs)
+            found.add(probe() if key is None else once_per_process(_PROBED, key, probe, 16384))
         found.discard(REFUSED)  # a library whose op takes no such call is not the array's
         return found.pop() if len(found) == 1 else None
 
